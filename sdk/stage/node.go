@@ -1,0 +1,81 @@
+package stage
+
+// Kind names a node of the document tree.
+type Kind string
+
+// Block kinds.
+const (
+	KindDocument      Kind = "document"
+	KindHeading       Kind = "heading" // Attrs: level ("1".."6"), id
+	KindParagraph     Kind = "paragraph"
+	KindBlockquote    Kind = "blockquote"
+	KindList          Kind = "list"       // Attrs: ordered ("true"), start ("1"), tight ("true")
+	KindListItem      Kind = "list_item"  // Attrs: task ("true"), checked ("true") for task items
+	KindCodeBlock     Kind = "code_block" // Text: the code; Attrs: lang
+	KindHTMLBlock     Kind = "html_block" // Text: raw HTML
+	KindThematicBreak Kind = "thematic_break"
+	KindTable         Kind = "table"      // children: one table_head, then table_rows
+	KindTableHead     Kind = "table_head" // children: table_cells
+	KindTableRow      Kind = "table_row"
+	KindTableCell     Kind = "table_cell" // Attrs: align ("left", "center", "right", "")
+	KindFootnotes     Kind = "footnotes"  // children: footnote
+	KindFootnote      Kind = "footnote"   // Attrs: index ("1"), id
+)
+
+// Inline kinds.
+const (
+	KindText          Kind = "text" // Text
+	KindSoftBreak     Kind = "soft_break"
+	KindHardBreak     Kind = "hard_break"
+	KindEmphasis      Kind = "emphasis" // italic
+	KindStrong        Kind = "strong"
+	KindStrikethrough Kind = "strikethrough"
+	KindCodeSpan      Kind = "code_span"    // Text
+	KindLink          Kind = "link"         // Attrs: href, title
+	KindImage         Kind = "image"        // Attrs: src, title, alt (alt text also as children)
+	KindRawHTML       Kind = "raw_html"     // Text: an inline HTML tag or fragment
+	KindFootnoteRef   Kind = "footnote_ref" // Attrs: index ("1"), id
+)
+
+// Node is one node of the backend-neutral document tree. Raw HTML stays raw
+// (KindHTMLBlock, KindRawHTML) for backends to interpret or drop.
+type Node struct {
+	Kind     Kind
+	Text     string
+	Attrs    map[string]string
+	Children []*Node
+}
+
+// Attr returns the attribute or "".
+func (n *Node) Attr(key string) string {
+	if n == nil || n.Attrs == nil {
+		return ""
+	}
+	return n.Attrs[key]
+}
+
+// Walk calls fn for n and its descendants in document order; fn returning
+// false skips the node's children.
+func (n *Node) Walk(fn func(*Node) bool) {
+	if n == nil || !fn(n) {
+		return
+	}
+	for _, c := range n.Children {
+		c.Walk(fn)
+	}
+}
+
+// PlainText returns the concatenated text of n's subtree.
+func (n *Node) PlainText() string {
+	var b []byte
+	n.Walk(func(m *Node) bool {
+		switch m.Kind {
+		case KindText, KindCodeSpan:
+			b = append(b, m.Text...)
+		case KindSoftBreak, KindHardBreak:
+			b = append(b, ' ')
+		}
+		return true
+	})
+	return string(b)
+}

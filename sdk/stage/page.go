@@ -1,0 +1,51 @@
+package stage
+
+// PageSize is a page's name and portrait-or-defined dimensions in
+// PostScript points (1/72 in). The table of sizes lives in core/papers.
+type PageSize struct {
+	Name     string
+	WidthPt  float64
+	HeightPt float64
+}
+
+// Numbering says where page numbers go at the bottom of each page.
+type Numbering string
+
+const (
+	NumberingNone   Numbering = "none"
+	NumberingLeft   Numbering = "left"
+	NumberingCenter Numbering = "center"
+	NumberingRight  Numbering = "right"
+)
+
+// Tokens are a theme's values for backends that do not apply CSS. Sizes are
+// in points; colours are #rrggbb.
+type Tokens struct {
+	Theme string
+
+	BodyFont    string  // "sans" or "serif"
+	HeadingFont string  // "sans" or "serif"
+	MonoFont    string  // "mono"
+	FontSize    float64 // body size
+	LineHeight  float64 // multiple of FontSize
+	// HeadingSizes are h1..h6.
+	HeadingSizes [6]float64
+
+	TextColor       string
+	HeadingColor    string
+	LinkColor       string
+	MutedColor      string // block quote text, footnotes
+	RuleColor       string // thematic breaks, heading underlines, table borders
+	CodeBackground  string
+	CodeColor       string
+	QuoteBar        string
+	TableHeaderFill string
+	AccentColor     string // e.g. h1/h2 underline
+
+	// Margins of the page box: top, right, bottom, left.
+	Margins [4]float64
+	// ParagraphSpacing is space after a block, in points.
+	ParagraphSpacing float64
+	// HeadingRule draws a rule under h1 and h2.
+	HeadingRule bool
+}

@@ -1,0 +1,265 @@
+package stage
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Names of the pipeline stages. A plugin binary serves exactly one of them.
+const (
+	NameAuth   = "auth"
+	NameMeter  = "meter"
+	NameParse  = "parse"
+	NameStyle  = "style"
+	NameRender = "render"
+	NameSink   = "sink"
+)
+
+// Names lists the stages in pipeline order.
+var Names = []string{NameAuth, NameMeter, NameParse, NameStyle, NameRender, NameSink}
+
+// Plugin is the base every stage plugin implements besides its stage
+// interface. Constructors do no I/O; Configure validates and applies the
+// operator's settings; Close is safe to call twice and after a failed
+// Configure.
+type Plugin interface {
+	Configure(ctx context.Context, req *ConfigureRequest) (*ConfigureResponse, error)
+	Health(ctx context.Context) error
+	Close() error
+}
+
+// ConfigureRequest carries the plugin's own config block and the settings
+// the host shares with every plugin.
+type ConfigureRequest struct {
+	// Config is the plugin's block from the host's YAML, re-encoded as JSON.
+	Config []byte
+	// DataDir is the deployment's data directory (SQLite, hosted files, ...).
+	DataDir string
+	// PublicURL is the base of URLs handed to clients, e.g. http://127.0.0.1:8080.
+	PublicURL string
+	// Accounts says where accounts and credits live; auth and meter use it.
+	Accounts AccountsConfig
+	// Plans are the operator's plans, by name.
+	Plans []Plan
+}
+
+// AccountsConfig names the account store.
+type AccountsConfig struct {
+	Driver string // "sqlite" or "postgres"
+	DSN    string // empty for sqlite means <DataDir>/mdpress.db
+}
+
+// ConfigureResponse reports what the plugin is.
+type ConfigureResponse struct {
+	Info Info
+}
+
+// Info describes a plugin instance.
+type Info struct {
+	Name    string // e.g. render-chrome
+	Version string
+	// Capabilities lists optional features, e.g. "css" for a renderer that
+	// applies CSS. The host logs them and uses a few (see the constants).
+	Capabilities []string
+}
+
+// Capability names.
+const (
+	CapCSS = "css" // renderer applies CSS from the styled HTML
+)
+
+// Plan is an operator-defined subscription plan.
+type Plan struct {
+	Name            string
+	MonthlyCredits  int64
+	Watermark       bool
+	RetentionDays   int64 // 0: retention off
+	RateLimitPerMin int64 // 0: unlimited
+}
+
+// Principal is who a request acts for.
+type Principal struct {
+	UserID string
+	KeyID  string // the API key's id (never the key itself)
+	Plan   Plan
+}
+
+// Authenticator turns a bearer token into a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, req *AuthenticateRequest) (*AuthenticateResponse, error)
+}
+
+type AuthenticateRequest struct {
+	Token string
+}
+
+type AuthenticateResponse struct {
+	Principal Principal
+}
+
+// Meter reserves, commits and refunds credits, and reports balances.
+type Meter interface {
+	Reserve(ctx context.Context, req *ReserveRequest) (*ReserveResponse, error)
+	Commit(ctx context.Context, req *CommitRequest) (*CommitResponse, error)
+	Refund(ctx context.Context, req *RefundRequest) (*RefundResponse, error)
+	Account(ctx context.Context, req *AccountRequest) (*AccountResponse, error)
+}
+
+type ReserveRequest struct {
+	UserID  string
+	Credits int64
+	// IdempotencyKey, when set, makes a retry of the same request (same
+	// RequestHash) return the earlier result instead of charging again.
+	IdempotencyKey string
+	RequestHash    string
+}
+
+type ReserveResponse struct {
+	ReservationID string
+	// Replay is set when IdempotencyKey matched an earlier committed request:
+	// no credit was reserved and the caller returns Replay.Result.
+	Replay *Replay
+}
+
+// Replay is a stored result of an idempotent request.
+type Replay struct {
+	Result string // what CommitRequest.Result held (e.g. a hosted file id)
+}
+
+type CommitRequest struct {
+	ReservationID string
+	// Result is stored for idempotent replays.
+	Result string
+}
+
+type CommitResponse struct{}
+
+type RefundRequest struct {
+	ReservationID string
+	Reason        string
+}
+
+type RefundResponse struct{}
+
+type AccountRequest struct {
+	UserID string
+}
+
+type AccountResponse struct {
+	UserID         string
+	Plan           Plan
+	CurrentCredits int64
+	LastReset      time.Time
+}
+
+// Parser turns Markdown into HTML and a document tree.
+type Parser interface {
+	Parse(ctx context.Context, req *ParseRequest) (*ParseResponse, error)
+}
+
+type ParseRequest struct {
+	Markdown string
+}
+
+type ParseResponse struct {
+	Document Document
+}
+
+// Document is what the parser emits and later stages read.
+type Document struct {
+	// HTML is the body fragment (no <html>/<head>), user <style> blocks
+	// included where the author put them.
+	HTML string
+	// Root is the backend-neutral tree (KindDocument).
+	Root *Node
+	// Title is the text of the first heading, or empty.
+	Title string
+	// Outline lists the headings in document order.
+	Outline []Heading
+}
+
+// Heading is one entry of a document outline.
+type Heading struct {
+	Level int    // 1..6
+	Text  string // plain text
+	ID    string // anchor id in the HTML
+}
+
+// Styler turns a parsed document into a full HTML document plus tokens for
+// backends that do not read CSS.
+type Styler interface {
+	Style(ctx context.Context, req *StyleRequest) (*StyleResponse, error)
+}
+
+type StyleRequest struct {
+	Document  Document
+	Theme     string
+	Page      PageSize
+	Numbering Numbering
+	Watermark string // empty: none
+}
+
+type StyleResponse struct {
+	// HTML is a complete document: theme CSS, @page rules, then the user's
+	// <style> blocks last so they win.
+	HTML   string
+	Tokens Tokens
+}
+
+// Renderer lays out a styled document as PDF.
+type Renderer interface {
+	Render(ctx context.Context, req *RenderRequest) (*RenderResponse, error)
+}
+
+type RenderRequest struct {
+	HTML      string
+	Document  Document
+	Tokens    Tokens
+	Page      PageSize
+	Numbering Numbering
+	Watermark string // empty: none
+}
+
+type RenderResponse struct {
+	PDF   []byte
+	Pages int
+}
+
+// Sink hosts PDFs for output=url and serves them back.
+type Sink interface {
+	Store(ctx context.Context, req *StoreRequest) (*StoreResponse, error)
+	Open(ctx context.Context, req *OpenRequest) (*OpenResponse, error)
+}
+
+type StoreRequest struct {
+	Owner    string // user id
+	Filename string // suggested download name, e.g. "Report.pdf"
+	PDF      []byte
+	TTL      time.Duration
+}
+
+type StoreResponse struct {
+	ID string
+	// URL is set when the sink hands out its own URL (e.g. presigned S3);
+	// empty means the host serves the file at /v1/files/{ID}.
+	URL       string
+	ExpiresAt time.Time
+}
+
+// OpenRequest asks for a hosted file, or a byte range of it.
+type OpenRequest struct {
+	ID     string
+	Offset int64
+	Length int64 // -1: to the end
+}
+
+type OpenResponse struct {
+	Size      int64 // the whole file's size
+	Filename  string
+	ETag      string
+	Created   time.Time
+	ExpiresAt time.Time
+	// Body reads the requested range; the caller closes it.
+	Body io.ReadCloser
+}
