@@ -1,0 +1,255 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+
+	"google.golang.org/grpc"
+
+	"github.com/mdpress/mdpress/sdk/internal/pb"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Client is the host's handle on one plugin process. It implements
+// stage.Plugin and every stage interface; calling a stage the plugin does not
+// serve fails with an internal error.
+type Client struct {
+	stage  string
+	conn   *grpc.ClientConn
+	base   pb.PluginClient
+	auth   pb.AuthClient
+	meter  pb.MeterClient
+	parse  pb.ParseClient
+	style  pb.StyleClient
+	render pb.RenderClient
+	sink   pb.SinkClient
+}
+
+func newClient(stageName string, conn *grpc.ClientConn) *Client {
+	return &Client{
+		stage: stageName, conn: conn,
+		base: pb.NewPluginClient(conn), auth: pb.NewAuthClient(conn), meter: pb.NewMeterClient(conn),
+		parse: pb.NewParseClient(conn), style: pb.NewStyleClient(conn), render: pb.NewRenderClient(conn),
+		sink: pb.NewSinkClient(conn),
+	}
+}
+
+// NewClient wraps an existing gRPC connection to a plugin that serves
+// stageName. The host gets its clients from go-plugin; this is for tests and
+// for tools that reach a plugin another way.
+func NewClient(stageName string, conn *grpc.ClientConn) *Client { return newClient(stageName, conn) }
+
+// Stage names the stage the plugin serves.
+func (c *Client) Stage() string { return c.stage }
+
+func (c *Client) Configure(ctx context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	in := &pb.ConfigureRequest{Config: req.Config, DataDir: req.DataDir, PublicUrl: req.PublicURL,
+		AccountsDriver: req.Accounts.Driver, AccountsDsn: req.Accounts.DSN}
+	for _, p := range req.Plans {
+		in.Plans = append(in.Plans, planToPB(p))
+	}
+	out, err := c.base.Configure(ctx, in)
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &stage.ConfigureResponse{Info: stage.Info{Name: out.Name, Version: out.Version, Capabilities: out.Capabilities}}, nil
+}
+
+func (c *Client) Health(ctx context.Context) error {
+	_, err := c.base.Health(ctx, &pb.HealthRequest{})
+	return fromStatus(err)
+}
+
+// Metrics returns the plugin's own metric families in the text format.
+func (c *Client) Metrics(ctx context.Context) ([]byte, error) {
+	out, err := c.base.Metrics(ctx, &pb.MetricsRequest{})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return out.Text, nil
+}
+
+// Close does nothing: the host ends the process through go-plugin.
+func (c *Client) Close() error { return nil }
+
+func (c *Client) Authenticate(ctx context.Context, req *stage.AuthenticateRequest) (*stage.AuthenticateResponse, error) {
+	out, err := c.auth.Authenticate(ctx, &pb.AuthenticateRequest{Token: req.Token})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	p := out.GetPrincipal()
+	return &stage.AuthenticateResponse{Principal: stage.Principal{UserID: p.GetUserId(), KeyID: p.GetKeyId(), Plan: planFromPB(p.GetPlan())}}, nil
+}
+
+func (c *Client) Reserve(ctx context.Context, req *stage.ReserveRequest) (*stage.ReserveResponse, error) {
+	out, err := c.meter.Reserve(ctx, &pb.ReserveRequest{UserId: req.UserID, Credits: req.Credits,
+		IdempotencyKey: req.IdempotencyKey, RequestHash: req.RequestHash})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	resp := &stage.ReserveResponse{ReservationID: out.ReservationId}
+	if out.Replay {
+		resp.Replay = &stage.Replay{Result: out.ReplayResult}
+	}
+	return resp, nil
+}
+
+func (c *Client) Commit(ctx context.Context, req *stage.CommitRequest) (*stage.CommitResponse, error) {
+	if _, err := c.meter.Commit(ctx, &pb.CommitRequest{ReservationId: req.ReservationID, Result: req.Result}); err != nil {
+		return nil, fromStatus(err)
+	}
+	return &stage.CommitResponse{}, nil
+}
+
+func (c *Client) Refund(ctx context.Context, req *stage.RefundRequest) (*stage.RefundResponse, error) {
+	if _, err := c.meter.Refund(ctx, &pb.RefundRequest{ReservationId: req.ReservationID, Reason: req.Reason}); err != nil {
+		return nil, fromStatus(err)
+	}
+	return &stage.RefundResponse{}, nil
+}
+
+func (c *Client) Account(ctx context.Context, req *stage.AccountRequest) (*stage.AccountResponse, error) {
+	out, err := c.meter.Account(ctx, &pb.AccountRequest{UserId: req.UserID})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &stage.AccountResponse{UserID: out.UserId, Plan: planFromPB(out.GetPlan()),
+		CurrentCredits: out.CurrentCredits, LastReset: timeFromPB(out.LastReset)}, nil
+}
+
+func (c *Client) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
+	out, err := c.parse.Parse(ctx, &pb.ParseRequest{Markdown: req.Markdown})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &stage.ParseResponse{Document: docFromPB(out.GetDocument())}, nil
+}
+
+func (c *Client) Style(ctx context.Context, req *stage.StyleRequest) (*stage.StyleResponse, error) {
+	out, err := c.style.Style(ctx, &pb.StyleRequest{Document: docToPB(req.Document), Theme: req.Theme,
+		Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &stage.StyleResponse{HTML: out.Html, Tokens: tokensFromPB(out.GetTokens())}, nil
+}
+
+func (c *Client) Render(ctx context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
+	stream, err := c.render.Render(ctx, &pb.RenderRequest{Html: req.HTML, Document: docToPB(req.Document),
+		Tokens: tokensToPB(req.Tokens), Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	var pdf bytes.Buffer
+	resp := &stage.RenderResponse{}
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fromStatus(err)
+		}
+		pdf.Write(chunk.Data)
+		if chunk.Pages > 0 {
+			resp.Pages = int(chunk.Pages)
+		}
+	}
+	resp.PDF = pdf.Bytes()
+	return resp, nil
+}
+
+func (c *Client) Store(ctx context.Context, req *stage.StoreRequest) (*stage.StoreResponse, error) {
+	stream, err := c.sink.Store(ctx)
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	header := &pb.StoreHeader{Owner: req.Owner, Filename: req.Filename,
+		TtlSeconds: int64(req.TTL.Seconds()), Size: int64(len(req.PDF))}
+	data := req.PDF
+	first := true
+	for first || len(data) > 0 {
+		n := min(len(data), chunkBytes)
+		msg := &pb.StoreChunk{Data: data[:n]}
+		if first {
+			msg.Header, first = header, false
+		}
+		if err := stream.Send(msg); err != nil {
+			// The server's reason arrives through CloseAndRecv.
+			break
+		}
+		data = data[n:]
+	}
+	out, err := stream.CloseAndRecv()
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return &stage.StoreResponse{ID: out.Id, URL: out.Url, ExpiresAt: timeFromPB(out.ExpiresAt)}, nil
+}
+
+// Open starts streaming the file; the response's Body reads the chunks as
+// they arrive, so a large file never sits whole in the host's memory.
+func (c *Client) Open(ctx context.Context, req *stage.OpenRequest) (*stage.OpenResponse, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	stream, err := c.sink.Open(ctx, &pb.OpenRequest{Id: req.ID, Offset: req.Offset, Length: req.Length})
+	if err != nil {
+		cancel()
+		return nil, fromStatus(err)
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		cancel()
+		return nil, fromStatus(err)
+	}
+	info := first.GetInfo()
+	return &stage.OpenResponse{
+		Size: info.GetSize(), Filename: info.GetFilename(), ETag: info.GetEtag(),
+		Created: timeFromPB(info.GetCreated()), ExpiresAt: timeFromPB(info.GetExpiresAt()),
+		Body: &chunkReader{stream: stream, cancel: cancel},
+	}, nil
+}
+
+type chunkReader struct {
+	stream grpc.ServerStreamingClient[pb.OpenChunk]
+	cancel context.CancelFunc
+	buf    []byte
+	err    error
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for len(r.buf) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		chunk, err := r.stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				r.err = io.EOF
+			} else {
+				r.err = fromStatus(err)
+			}
+			continue
+		}
+		r.buf = chunk.Data
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+func (r *chunkReader) Close() error {
+	r.cancel()
+	return nil
+}
+
+var (
+	_ stage.Plugin        = (*Client)(nil)
+	_ stage.Authenticator = (*Client)(nil)
+	_ stage.Meter         = (*Client)(nil)
+	_ stage.Parser        = (*Client)(nil)
+	_ stage.Styler        = (*Client)(nil)
+	_ stage.Renderer      = (*Client)(nil)
+	_ stage.Sink          = (*Client)(nil)
+)

@@ -1,0 +1,87 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+const errorDomain = "mdpress"
+
+var toGRPC = map[stage.Code]codes.Code{
+	stage.CodeInternal:        codes.Internal,
+	stage.CodeInvalid:         codes.InvalidArgument,
+	stage.CodeUnauthenticated: codes.Unauthenticated,
+	stage.CodeForbidden:       codes.PermissionDenied,
+	stage.CodeNotFound:        codes.NotFound,
+	stage.CodeGone:            codes.FailedPrecondition,
+	stage.CodeTooLarge:        codes.OutOfRange,
+	stage.CodeBusy:            codes.ResourceExhausted,
+	stage.CodeTimeout:         codes.DeadlineExceeded,
+	stage.CodeUnavailable:     codes.Unavailable,
+}
+
+// toStatus encodes err for the wire. Only the safe message and details of a
+// *stage.Error travel; an internal cause stays in the plugin's log.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	code := stage.CodeOf(err)
+	if code == stage.CodeInternal {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			code = stage.CodeTimeout
+		case errors.Is(err, context.Canceled):
+			return status.Error(codes.Canceled, "canceled")
+		}
+	}
+	msg := stage.SafeMessage(err)
+	if code == stage.CodeTimeout && msg == "internal error" {
+		msg = "the stage ran past its deadline"
+	}
+	st := status.New(toGRPC[code], msg)
+	info := &errdetails.ErrorInfo{Domain: errorDomain, Reason: strconv.Itoa(int(code))}
+	var se *stage.Error
+	if errors.As(err, &se) && len(se.Details) > 0 {
+		info.Metadata = se.Details
+	}
+	if withInfo, derr := st.WithDetails(info); derr == nil {
+		st = withInfo
+	}
+	return st.Err()
+}
+
+// fromStatus decodes a gRPC error into a *stage.Error. Errors that did not
+// come from an adapter (the process died, the deadline passed on the host
+// side) map by their gRPC code.
+func fromStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return stage.Wrap(stage.CodeInternal, err, "internal error")
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == errorDomain {
+			n, _ := strconv.Atoi(info.Reason)
+			return &stage.Error{Code: stage.Code(n), Message: st.Message(), Details: info.Metadata, Err: err}
+		}
+	}
+	switch st.Code() {
+	case codes.DeadlineExceeded:
+		return stage.Wrap(stage.CodeTimeout, err, "the stage ran past its deadline")
+	case codes.Canceled:
+		return stage.Wrap(stage.CodeInternal, context.Canceled, "canceled")
+	case codes.Unavailable:
+		return stage.Wrap(stage.CodeUnavailable, err, "a stage is unavailable")
+	}
+	return stage.Wrap(stage.CodeInternal, err, "internal error")
+}

@@ -1,0 +1,197 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// fakeStages implements every stage with canned answers; the tests check
+// what crosses the wire, not what a real stage does.
+type fakeStages struct {
+	pdf      []byte
+	err      error
+	stored   []byte
+	openData []byte
+}
+
+func (f *fakeStages) Configure(_ context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	if string(req.Config) == `{"bad":1}` {
+		return nil, stage.Errorf(stage.CodeInvalid, "unknown key %q", "bad")
+	}
+	return &stage.ConfigureResponse{Info: stage.Info{Name: "fake", Version: "1", Capabilities: []string{req.DataDir, req.Plans[0].Name}}}, nil
+}
+func (f *fakeStages) Health(context.Context) error { return f.err }
+func (f *fakeStages) Close() error                 { return nil }
+func (f *fakeStages) Authenticate(_ context.Context, req *stage.AuthenticateRequest) (*stage.AuthenticateResponse, error) {
+	if req.Token != "good" {
+		return nil, stage.Errorf(stage.CodeUnauthenticated, "bad key")
+	}
+	return &stage.AuthenticateResponse{Principal: stage.Principal{UserID: "u1", KeyID: "k1", Plan: stage.Plan{Name: "pro", MonthlyCredits: 5000, RetentionDays: 30}}}, nil
+}
+func (f *fakeStages) Parse(_ context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
+	root := &stage.Node{Kind: stage.KindDocument, Children: []*stage.Node{{Kind: stage.KindHeading, Attrs: map[string]string{"level": "1"}, Children: []*stage.Node{{Kind: stage.KindText, Text: req.Markdown}}}}}
+	return &stage.ParseResponse{Document: stage.Document{HTML: "<h1>" + req.Markdown + "</h1>", Root: root, Title: req.Markdown, Outline: []stage.Heading{{Level: 1, Text: req.Markdown, ID: "x"}}}}, nil
+}
+func (f *fakeStages) Render(ctx context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	if req.Page.Name != "A4" || req.Tokens.Margins[3] != 40 || req.Document.Root.Children[0].Attr("level") != "1" {
+		return nil, stage.Errorf(stage.CodeInvalid, "request did not cross intact: %+v", req.Page)
+	}
+	return &stage.RenderResponse{PDF: f.pdf, Pages: 7}, nil
+}
+func (f *fakeStages) Store(_ context.Context, req *stage.StoreRequest) (*stage.StoreResponse, error) {
+	f.stored = req.PDF
+	return &stage.StoreResponse{ID: req.Owner + "-" + req.Filename, ExpiresAt: time.Unix(1700000000, 0).Add(req.TTL)}, nil
+}
+func (f *fakeStages) Open(_ context.Context, req *stage.OpenRequest) (*stage.OpenResponse, error) {
+	if req.ID != "f1" {
+		return nil, stage.Errorf(stage.CodeNotFound, "no such file")
+	}
+	data := f.openData[req.Offset:]
+	if req.Length >= 0 {
+		data = data[:req.Length]
+	}
+	return &stage.OpenResponse{Size: int64(len(f.openData)), Filename: "a.pdf", ETag: `"e"`, Body: io.NopCloser(bytes.NewReader(data))}, nil
+}
+
+func connect(t *testing.T, stageName string, impl stage.Plugin) *Client {
+	t.Helper()
+	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{stageName: &grpcPlugin{stage: stageName, impl: impl}})
+	t.Cleanup(func() { client.Close(); server.Stop() })
+	raw, err := client.Dispense(stageName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw.(*Client)
+}
+
+func TestRenderCarriesLargePDFInChunks(t *testing.T) {
+	pdf := bytes.Repeat([]byte("0123456789abcdef"), 50<<20/16+3) // just over 50 MiB
+	c := connect(t, stage.NameRender, &fakeStages{pdf: pdf})
+	resp, err := c.Render(context.Background(), &stage.RenderRequest{
+		Page:     stage.PageSize{Name: "A4", WidthPt: 595.28, HeightPt: 841.89},
+		Tokens:   stage.Tokens{Margins: [4]float64{10, 20, 30, 40}},
+		Document: stage.Document{Root: &stage.Node{Kind: stage.KindDocument, Children: []*stage.Node{{Kind: stage.KindHeading, Attrs: map[string]string{"level": "1"}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(resp.PDF, pdf) || resp.Pages != 7 {
+		t.Fatalf("got %d bytes, %d pages; want %d bytes, 7 pages", len(resp.PDF), resp.Pages, len(pdf))
+	}
+}
+
+func TestErrorsKeepCodeAndSafeMessage(t *testing.T) {
+	internal := errors.New("open /var/lib/secret/path: permission denied")
+	tests := []struct {
+		name     string
+		err      error
+		wantCode stage.Code
+		wantMsg  string
+	}{
+		{"typed", &stage.Error{Code: stage.CodeTooLarge, Message: "too big", Details: map[string]string{"size": "9 MB"}}, stage.CodeTooLarge, "too big"},
+		{"busy", stage.Errorf(stage.CodeBusy, "queue full"), stage.CodeBusy, "queue full"},
+		{"internal hidden", internal, stage.CodeInternal, "internal error"},
+		{"wrapped internal hidden", stage.Wrap(stage.CodeInternal, internal, "/var/lib leak"), stage.CodeInternal, "internal error"},
+		{"deadline", context.DeadlineExceeded, stage.CodeTimeout, "the stage ran past its deadline"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := connect(t, stage.NameRender, &fakeStages{err: tt.err})
+			_, err := c.Render(context.Background(), &stage.RenderRequest{})
+			if got := stage.CodeOf(err); got != tt.wantCode {
+				t.Fatalf("code = %v, want %v (%v)", got, tt.wantCode, err)
+			}
+			if got := stage.SafeMessage(err); got != tt.wantMsg {
+				t.Fatalf("message = %q, want %q", got, tt.wantMsg)
+			}
+			if strings.Contains(stage.SafeMessage(err), "/var/lib") {
+				t.Fatal("internal path crossed the wire")
+			}
+			var se *stage.Error
+			if tt.wantCode == stage.CodeTooLarge && (!errors.As(err, &se) || se.Details["size"] != "9 MB") {
+				t.Fatalf("details lost: %+v", se)
+			}
+		})
+	}
+}
+
+func TestConfigureAuthParse(t *testing.T) {
+	f := &fakeStages{}
+	c := connect(t, stage.NameAuth, f)
+	resp, err := c.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(`{}`), DataDir: "/d", Plans: []stage.Plan{{Name: "free"}}})
+	if err != nil || resp.Info.Name != "fake" || resp.Info.Capabilities[0] != "/d" || resp.Info.Capabilities[1] != "free" {
+		t.Fatalf("configure = %+v, %v", resp, err)
+	}
+	if _, err := c.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(`{"bad":1}`), Plans: []stage.Plan{{}}}); stage.CodeOf(err) != stage.CodeInvalid {
+		t.Fatalf("bad config: %v", err)
+	}
+	p, err := c.Authenticate(context.Background(), &stage.AuthenticateRequest{Token: "good"})
+	if err != nil || p.Principal.UserID != "u1" || p.Principal.Plan.RetentionDays != 30 {
+		t.Fatalf("auth = %+v, %v", p, err)
+	}
+	if _, err := c.Authenticate(context.Background(), &stage.AuthenticateRequest{Token: "bad"}); stage.CodeOf(err) != stage.CodeUnauthenticated {
+		t.Fatalf("bad token: %v", err)
+	}
+	pc := connect(t, stage.NameParse, f)
+	doc, err := pc.Parse(context.Background(), &stage.ParseRequest{Markdown: "Hi"})
+	if err != nil || doc.Document.Title != "Hi" || doc.Document.Root.PlainText() != "Hi" || doc.Document.Outline[0].ID != "x" {
+		t.Fatalf("parse = %+v, %v", doc, err)
+	}
+}
+
+func TestSinkStoreAndStreamedOpen(t *testing.T) {
+	data := bytes.Repeat([]byte{1, 2, 3, 4, 5}, 700_000) // 3.5 MB, several chunks
+	f := &fakeStages{openData: data}
+	c := connect(t, stage.NameSink, f)
+	st, err := c.Store(context.Background(), &stage.StoreRequest{Owner: "u", Filename: "a.pdf", PDF: data, TTL: time.Hour})
+	if err != nil || st.ID != "u-a.pdf" || !bytes.Equal(f.stored, data) || st.ExpiresAt.Unix() != 1700003600 {
+		t.Fatalf("store = %+v, %v, stored %d bytes", st, err, len(f.stored))
+	}
+	for _, r := range []struct{ off, n int64 }{{0, -1}, {10, 100}, {int64(len(data)) - 5, -1}} {
+		o, err := c.Open(context.Background(), &stage.OpenRequest{ID: "f1", Offset: r.off, Length: r.n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(o.Body)
+		o.Body.Close()
+		want := data[r.off:]
+		if r.n >= 0 {
+			want = want[:r.n]
+		}
+		if err != nil || !bytes.Equal(got, want) || o.Size != int64(len(data)) || o.ETag != `"e"` {
+			t.Fatalf("open %v: %d bytes, err %v", r, len(got), err)
+		}
+	}
+	if _, err := c.Open(context.Background(), &stage.OpenRequest{ID: "nope"}); stage.CodeOf(err) != stage.CodeNotFound {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+func TestCheckImpl(t *testing.T) {
+	if err := checkImpl(stage.NameSink, &authOnly{}); err == nil {
+		t.Fatal("an auth plugin must not serve the sink stage")
+	}
+	if err := checkImpl("bogus", &fakeStages{}); err == nil {
+		t.Fatal("unknown stage accepted")
+	}
+}
+
+type authOnly struct{}
+
+func (authOnly) Configure(context.Context, *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	return &stage.ConfigureResponse{}, nil
+}
+func (authOnly) Health(context.Context) error { return nil }
+func (authOnly) Close() error                 { return nil }

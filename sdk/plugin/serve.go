@@ -1,0 +1,158 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// MetricsWriter is implemented by plugins that expose Prometheus families of
+// their own. WriteMetrics writes them in the text exposition format; the
+// host merges them into its /metrics. The SDK stays free of client_golang.
+type MetricsWriter interface {
+	WriteMetrics(w io.Writer) error
+}
+
+// Serve runs impl as the plugin for the named stage and returns when the
+// host shuts the plugin down; impl is closed before Serve returns. impl must
+// implement the stage's interface (stage.Renderer for stage.NameRender, ...).
+func Serve(stageName string, impl stage.Plugin) {
+	if err := checkImpl(stageName, impl); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go exitWithParent(impl, stop)
+
+	goplugin.Serve(&goplugin.ServeConfig{
+		HandshakeConfig: Handshake,
+		Plugins:         map[string]goplugin.Plugin{stageName: &grpcPlugin{stage: stageName, impl: impl}},
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes))
+			return grpc.NewServer(opts...)
+		},
+	})
+	_ = impl.Close()
+}
+
+// exitWithParent closes impl and exits when the host goes away without
+// shutting the plugin down (SIGKILL of the host), so no plugin and none of
+// its children (a browser) outlive it. The host also starts plugins with a
+// parent-death SIGTERM; polling the parent covers platforms without it.
+func exitWithParent(impl stage.Plugin, stop <-chan struct{}) {
+	parent := os.Getppid()
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-term:
+		case <-tick.C:
+			if os.Getppid() == parent {
+				continue
+			}
+		}
+		_ = impl.Close()
+		os.Exit(0)
+	}
+}
+
+func checkImpl(stageName string, impl stage.Plugin) error {
+	var ok bool
+	switch stageName {
+	case stage.NameAuth:
+		_, ok = impl.(stage.Authenticator)
+	case stage.NameMeter:
+		_, ok = impl.(stage.Meter)
+	case stage.NameParse:
+		_, ok = impl.(stage.Parser)
+	case stage.NameStyle:
+		_, ok = impl.(stage.Styler)
+	case stage.NameRender:
+		_, ok = impl.(stage.Renderer)
+	case stage.NameSink:
+		_, ok = impl.(stage.Sink)
+	default:
+		return fmt.Errorf("mdpress plugin: unknown stage %q", stageName)
+	}
+	if !ok {
+		return fmt.Errorf("mdpress plugin: %T does not implement the %s stage interface", impl, stageName)
+	}
+	return nil
+}
+
+// Logger returns a logger that writes JSON lines to stderr in the shape
+// go-plugin's host side reads (@level, @message, @timestamp), so the host
+// re-levels plugin logs into its own. Never log to stdout: it carries the
+// handshake.
+func Logger() *slog.Logger {
+	return NewLogger(os.Stderr, slog.LevelDebug)
+}
+
+// NewLogger is Logger writing to w at the given minimum level.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) > 0 {
+				return a
+			}
+			switch a.Key {
+			case slog.TimeKey:
+				return slog.String("@timestamp", a.Value.Time().UTC().Format("2006-01-02T15:04:05.000000Z07:00"))
+			case slog.LevelKey:
+				return slog.String("@level", hclogLevel(a.Value.Any().(slog.Level)))
+			case slog.MessageKey:
+				return slog.String("@message", a.Value.String())
+			}
+			return a
+		},
+	}))
+}
+
+func hclogLevel(l slog.Level) string {
+	switch {
+	case l < slog.LevelInfo:
+		return "debug"
+	case l < slog.LevelWarn:
+		return "info"
+	case l < slog.LevelError:
+		return "warn"
+	default:
+		return "error"
+	}
+}
+
+// grpcPlugin is the go-plugin glue for one stage; impl is set on the plugin
+// side only.
+type grpcPlugin struct {
+	goplugin.NetRPCUnsupportedPlugin
+	stage string
+	impl  stage.Plugin
+}
+
+func (p *grpcPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
+	if err := checkImpl(p.stage, p.impl); err != nil {
+		return err
+	}
+	registerServers(s, p.stage, p.impl)
+	return nil
+}
+
+func (p *grpcPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return newClient(p.stage, conn), nil
+}

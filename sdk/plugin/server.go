@@ -1,0 +1,247 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/mdpress/mdpress/sdk/internal/pb"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// registerServers registers the base service and the stage's service.
+// checkImpl has already verified that impl implements the stage.
+func registerServers(s *grpc.Server, stageName string, impl stage.Plugin) {
+	pb.RegisterPluginServer(s, &baseServer{impl: impl})
+	switch stageName {
+	case stage.NameAuth:
+		pb.RegisterAuthServer(s, &authServer{impl: impl.(stage.Authenticator)})
+	case stage.NameMeter:
+		pb.RegisterMeterServer(s, &meterServer{impl: impl.(stage.Meter)})
+	case stage.NameParse:
+		pb.RegisterParseServer(s, &parseServer{impl: impl.(stage.Parser)})
+	case stage.NameStyle:
+		pb.RegisterStyleServer(s, &styleServer{impl: impl.(stage.Styler)})
+	case stage.NameRender:
+		pb.RegisterRenderServer(s, &renderServer{impl: impl.(stage.Renderer)})
+	case stage.NameSink:
+		pb.RegisterSinkServer(s, &sinkServer{impl: impl.(stage.Sink)})
+	}
+}
+
+type baseServer struct {
+	pb.UnimplementedPluginServer
+	impl stage.Plugin
+}
+
+func (s *baseServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
+	cr := &stage.ConfigureRequest{
+		Config:    req.GetConfig(),
+		DataDir:   req.GetDataDir(),
+		PublicURL: req.GetPublicUrl(),
+		Accounts:  stage.AccountsConfig{Driver: req.GetAccountsDriver(), DSN: req.GetAccountsDsn()},
+	}
+	for _, p := range req.GetPlans() {
+		cr.Plans = append(cr.Plans, planFromPB(p))
+	}
+	resp, err := s.impl.Configure(ctx, cr)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.ConfigureResponse{Name: resp.Info.Name, Version: resp.Info.Version, Capabilities: resp.Info.Capabilities}, nil
+}
+
+func (s *baseServer) Health(ctx context.Context, _ *pb.HealthRequest) (*pb.HealthResponse, error) {
+	if err := s.impl.Health(ctx); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.HealthResponse{}, nil
+}
+
+func (s *baseServer) Metrics(_ context.Context, _ *pb.MetricsRequest) (*pb.MetricsResponse, error) {
+	mw, ok := s.impl.(MetricsWriter)
+	if !ok {
+		return &pb.MetricsResponse{}, nil
+	}
+	var buf bytes.Buffer
+	if err := mw.WriteMetrics(&buf); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.MetricsResponse{Text: buf.Bytes()}, nil
+}
+
+type authServer struct {
+	pb.UnimplementedAuthServer
+	impl stage.Authenticator
+}
+
+func (s *authServer) Authenticate(ctx context.Context, req *pb.AuthenticateRequest) (*pb.AuthenticateResponse, error) {
+	resp, err := s.impl.Authenticate(ctx, &stage.AuthenticateRequest{Token: req.GetToken()})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	p := resp.Principal
+	return &pb.AuthenticateResponse{Principal: &pb.Principal{UserId: p.UserID, KeyId: p.KeyID, Plan: planToPB(p.Plan)}}, nil
+}
+
+type meterServer struct {
+	pb.UnimplementedMeterServer
+	impl stage.Meter
+}
+
+func (s *meterServer) Reserve(ctx context.Context, req *pb.ReserveRequest) (*pb.ReserveResponse, error) {
+	resp, err := s.impl.Reserve(ctx, &stage.ReserveRequest{
+		UserID: req.GetUserId(), Credits: req.GetCredits(),
+		IdempotencyKey: req.GetIdempotencyKey(), RequestHash: req.GetRequestHash(),
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &pb.ReserveResponse{ReservationId: resp.ReservationID}
+	if resp.Replay != nil {
+		out.Replay, out.ReplayResult = true, resp.Replay.Result
+	}
+	return out, nil
+}
+
+func (s *meterServer) Commit(ctx context.Context, req *pb.CommitRequest) (*pb.CommitResponse, error) {
+	if _, err := s.impl.Commit(ctx, &stage.CommitRequest{ReservationID: req.GetReservationId(), Result: req.GetResult()}); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.CommitResponse{}, nil
+}
+
+func (s *meterServer) Refund(ctx context.Context, req *pb.RefundRequest) (*pb.RefundResponse, error) {
+	if _, err := s.impl.Refund(ctx, &stage.RefundRequest{ReservationID: req.GetReservationId(), Reason: req.GetReason()}); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.RefundResponse{}, nil
+}
+
+func (s *meterServer) Account(ctx context.Context, req *pb.AccountRequest) (*pb.AccountResponse, error) {
+	resp, err := s.impl.Account(ctx, &stage.AccountRequest{UserID: req.GetUserId()})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.AccountResponse{UserId: resp.UserID, Plan: planToPB(resp.Plan),
+		CurrentCredits: resp.CurrentCredits, LastReset: timeToPB(resp.LastReset)}, nil
+}
+
+type parseServer struct {
+	pb.UnimplementedParseServer
+	impl stage.Parser
+}
+
+func (s *parseServer) Parse(ctx context.Context, req *pb.ParseRequest) (*pb.ParseResponse, error) {
+	resp, err := s.impl.Parse(ctx, &stage.ParseRequest{Markdown: req.GetMarkdown()})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.ParseResponse{Document: docToPB(resp.Document)}, nil
+}
+
+type styleServer struct {
+	pb.UnimplementedStyleServer
+	impl stage.Styler
+}
+
+func (s *styleServer) Style(ctx context.Context, req *pb.StyleRequest) (*pb.StyleResponse, error) {
+	resp, err := s.impl.Style(ctx, &stage.StyleRequest{
+		Document: docFromPB(req.GetDocument()), Theme: req.GetTheme(), Page: pageFromPB(req.GetPage()),
+		Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(),
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.StyleResponse{Html: resp.HTML, Tokens: tokensToPB(resp.Tokens)}, nil
+}
+
+type renderServer struct {
+	pb.UnimplementedRenderServer
+	impl stage.Renderer
+}
+
+func (s *renderServer) Render(req *pb.RenderRequest, stream grpc.ServerStreamingServer[pb.RenderChunk]) error {
+	resp, err := s.impl.Render(stream.Context(), &stage.RenderRequest{
+		HTML: req.GetHtml(), Document: docFromPB(req.GetDocument()), Tokens: tokensFromPB(req.GetTokens()),
+		Page: pageFromPB(req.GetPage()), Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(),
+	})
+	if err != nil {
+		return toStatus(err)
+	}
+	data := resp.PDF
+	for len(data) > chunkBytes {
+		if err := stream.Send(&pb.RenderChunk{Data: data[:chunkBytes]}); err != nil {
+			return err
+		}
+		data = data[chunkBytes:]
+	}
+	return stream.Send(&pb.RenderChunk{Data: data, Pages: int32(resp.Pages)})
+}
+
+type sinkServer struct {
+	pb.UnimplementedSinkServer
+	impl stage.Sink
+}
+
+func (s *sinkServer) Store(stream grpc.ClientStreamingServer[pb.StoreChunk, pb.StoreResponse]) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	h := first.GetHeader()
+	if h == nil {
+		return toStatus(stage.Errorf(stage.CodeInvalid, "store stream must start with a header"))
+	}
+	pdf := make([]byte, 0, max(h.GetSize(), 0))
+	pdf = append(pdf, first.GetData()...)
+	for {
+		c, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		pdf = append(pdf, c.GetData()...)
+	}
+	resp, err := s.impl.Store(stream.Context(), &stage.StoreRequest{
+		Owner: h.GetOwner(), Filename: h.GetFilename(), PDF: pdf, TTL: time.Duration(h.GetTtlSeconds()) * time.Second,
+	})
+	if err != nil {
+		return toStatus(err)
+	}
+	return stream.SendAndClose(&pb.StoreResponse{Id: resp.ID, Url: resp.URL, ExpiresAt: timeToPB(resp.ExpiresAt)})
+}
+
+func (s *sinkServer) Open(req *pb.OpenRequest, stream grpc.ServerStreamingServer[pb.OpenChunk]) error {
+	resp, err := s.impl.Open(stream.Context(), &stage.OpenRequest{ID: req.GetId(), Offset: req.GetOffset(), Length: req.GetLength()})
+	if err != nil {
+		return toStatus(err)
+	}
+	defer resp.Body.Close()
+	info := &pb.OpenInfo{Size: resp.Size, Filename: resp.Filename, Etag: resp.ETag,
+		Created: timeToPB(resp.Created), ExpiresAt: timeToPB(resp.ExpiresAt)}
+	if err := stream.Send(&pb.OpenChunk{Info: info}); err != nil {
+		return err
+	}
+	buf := make([]byte, chunkBytes)
+	for {
+		n, err := io.ReadFull(resp.Body, buf)
+		if n > 0 {
+			if serr := stream.Send(&pb.OpenChunk{Data: buf[:n]}); serr != nil {
+				return serr
+			}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil
+		}
+		if err != nil {
+			return toStatus(stage.Wrap(stage.CodeInternal, err, "read hosted file"))
+		}
+	}
+}
