@@ -1,0 +1,111 @@
+// Package apierr is the public error model: every failure the API returns is
+// an *Error carrying the HTTP status and the body fields of the contract.
+// Stage errors map to it by their code; nothing internal reaches a body.
+package apierr
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Body is the JSON error body of the public contract.
+type Body struct {
+	Error   string         `json:"error"`
+	Details map[string]any `json:"details,omitempty"`
+	Message string         `json:"message,omitempty"`
+	Hint    string         `json:"hint,omitempty"`
+	Size    string         `json:"size,omitempty"`
+}
+
+// Error is an API error: a status and a body.
+type Error struct {
+	Status int
+	Body   Body
+	// RetryAfter, in seconds, is sent as the Retry-After header when > 0.
+	RetryAfter int
+	// Cause is logged, never sent.
+	Cause error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Body.Error + ": " + e.Cause.Error()
+	}
+	return e.Body.Error
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// New returns an error with the given status, name and text.
+func New(status int, name, text string) *Error {
+	return &Error{Status: status, Body: Body{Error: text, Message: name}}
+}
+
+// WithHint sets the hint.
+func (e *Error) WithHint(hint string) *Error { e.Body.Hint = hint; return e }
+
+// WithDetails sets the details.
+func (e *Error) WithDetails(d map[string]any) *Error { e.Body.Details = d; return e }
+
+// Names of errors, sent in the body's message field.
+const (
+	NameInvalidRequest   = "InvalidRequest"
+	NameUnauthorized     = "Unauthorized"
+	NameForbidden        = "Forbidden"
+	NameInsufficient     = "InsufficientCredits"
+	NameNotFound         = "NotFound"
+	NameGone             = "Gone"
+	NameTooLarge         = "PayloadTooLarge"
+	NameRateLimited      = "RateLimited"
+	NameBusy             = "Busy"
+	NameTimeout          = "Timeout"
+	NameInternal         = "InternalError"
+	NameUnavailable      = "ServiceUnavailable"
+	NameMethodNotAllowed = "MethodNotAllowed"
+)
+
+// FromStage maps a stage failure to an API error. Only the stage's safe
+// message and details reach the body.
+func FromStage(err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	msg := stage.SafeMessage(err)
+	var out *Error
+	switch stage.CodeOf(err) {
+	case stage.CodeInvalid:
+		out = New(http.StatusBadRequest, NameInvalidRequest, msg)
+	case stage.CodeUnauthenticated:
+		out = New(http.StatusUnauthorized, NameUnauthorized, msg)
+	case stage.CodeForbidden:
+		out = New(http.StatusForbidden, NameForbidden, msg)
+	case stage.CodeNotFound:
+		out = New(http.StatusNotFound, NameNotFound, msg)
+	case stage.CodeGone:
+		out = New(http.StatusGone, NameGone, msg)
+	case stage.CodeTooLarge:
+		out = New(http.StatusRequestEntityTooLarge, NameTooLarge, msg)
+	case stage.CodeBusy:
+		out = New(http.StatusTooManyRequests, NameBusy, msg).WithHint("the service is at capacity; retry after the Retry-After delay")
+		out.RetryAfter = 1
+	case stage.CodeTimeout:
+		out = New(http.StatusInternalServerError, NameTimeout, "rendering took longer than the time allowed").
+			WithHint("split the document or simplify it")
+	case stage.CodeUnavailable:
+		out = New(http.StatusInternalServerError, NameUnavailable, "a processing stage is unavailable; no credit was charged").
+			WithHint("retry in a moment")
+	default:
+		out = New(http.StatusInternalServerError, NameInternal, "the PDF could not be produced; no credit was charged")
+	}
+	var se *stage.Error
+	if errors.As(err, &se) {
+		if s, ok := se.Details["size"]; ok {
+			out.Body.Size = s
+		}
+	}
+	out.Cause = err
+	return out
+}

@@ -1,0 +1,259 @@
+// Package pipeline runs one conversion through the stages in order:
+// reserve credits, parse, style, render, store (for hosted output) and
+// commit; any failure refunds the reservation. It knows nothing of HTTP or
+// processes: stages are the interfaces of package stage, whether they live
+// in plugin processes or in memory.
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Stages are the stage implementations one run uses.
+type Stages struct {
+	Meter    stage.Meter
+	Parser   stage.Parser
+	Styler   stage.Styler
+	Renderer stage.Renderer
+	Sink     stage.Sink
+}
+
+// Observer is told the outcome of every stage call; the host records it as
+// metrics. err is nil on success.
+type Observer func(stageName string, elapsed time.Duration, err error)
+
+// Job is one conversion.
+type Job struct {
+	Principal stage.Principal
+	Markdown  string
+	Theme     string
+	Page      stage.PageSize
+	Numbering stage.Numbering
+	Hosted    bool // output=url
+	Credits   int64
+	Watermark string // empty: none
+
+	// IdempotencyKey and RequestHash make a retry replay the first result.
+	IdempotencyKey string
+	RequestHash    string
+
+	MaxHostedBytes int64         // 0: no limit
+	TTL            time.Duration // lifetime of a hosted file
+	ReplayTTL      time.Duration // lifetime of a binary result kept for idempotent replays
+}
+
+// Result is what a run produced.
+type Result struct {
+	PDF      []byte // binary output
+	Pages    int
+	FileID   string
+	URL      string // hosted output; empty URL with a FileID means the host serves it
+	Replayed bool   // an idempotent retry: nothing was charged
+}
+
+// stored is what Commit records for idempotent replays.
+type stored struct {
+	FileID string `json:"fileId"`
+	URL    string `json:"url,omitempty"`
+	Pages  int    `json:"pages"`
+}
+
+// Pipeline runs jobs.
+type Pipeline struct {
+	observe Observer
+}
+
+// New returns a pipeline that reports stage outcomes to observe (may be nil).
+func New(observe Observer) *Pipeline {
+	if observe == nil {
+		observe = func(string, time.Duration, error) {}
+	}
+	return &Pipeline{observe: observe}
+}
+
+// Run converts job with the given stages.
+func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, err error) {
+	var reserve *stage.ReserveResponse
+	err = p.call(stage.NameMeter, func() (e error) {
+		reserve, e = st.Meter.Reserve(ctx, &stage.ReserveRequest{
+			UserID: job.Principal.UserID, Credits: job.Credits,
+			IdempotencyKey: job.IdempotencyKey, RequestHash: job.RequestHash,
+		})
+		return e
+	})
+	if err != nil {
+		return nil, err
+	}
+	if reserve.Replay != nil {
+		return p.replay(ctx, st, job, reserve.Replay)
+	}
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		// The client may be gone; the refund must still happen.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		reason := "failed"
+		if err != nil {
+			reason = stage.CodeOf(err).String()
+		}
+		_ = p.call(stage.NameMeter, func() error {
+			_, e := st.Meter.Refund(rctx, &stage.RefundRequest{ReservationID: reserve.ReservationID, Reason: reason})
+			return e
+		})
+	}()
+
+	res, err = p.produce(ctx, st, job)
+	if err != nil {
+		return nil, err
+	}
+	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
+	err = p.call(stage.NameMeter, func() error {
+		_, e := st.Meter.Commit(ctx, &stage.CommitRequest{ReservationID: reserve.ReservationID, Result: string(record)})
+		return e
+	})
+	if err != nil {
+		return nil, err
+	}
+	committed = true
+	return res, nil
+}
+
+func (p *Pipeline) produce(ctx context.Context, st Stages, job Job) (*Result, error) {
+	var parsed *stage.ParseResponse
+	if err := p.call(stage.NameParse, func() (e error) {
+		parsed, e = st.Parser.Parse(ctx, &stage.ParseRequest{Markdown: job.Markdown})
+		return e
+	}); err != nil {
+		return nil, err
+	}
+	var styled *stage.StyleResponse
+	if err := p.call(stage.NameStyle, func() (e error) {
+		styled, e = st.Styler.Style(ctx, &stage.StyleRequest{
+			Document: parsed.Document, Theme: job.Theme, Page: job.Page,
+			Numbering: job.Numbering, Watermark: job.Watermark,
+		})
+		return e
+	}); err != nil {
+		return nil, err
+	}
+	var rendered *stage.RenderResponse
+	if err := p.call(stage.NameRender, func() (e error) {
+		rendered, e = st.Renderer.Render(ctx, &stage.RenderRequest{
+			HTML: styled.HTML, Document: parsed.Document, Tokens: styled.Tokens,
+			Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
+		})
+		return e
+	}); err != nil {
+		return nil, err
+	}
+	res := &Result{PDF: rendered.PDF, Pages: rendered.Pages}
+
+	keep := job.Hosted || job.IdempotencyKey != ""
+	if !keep {
+		return res, nil
+	}
+	ttl := job.TTL
+	if !job.Hosted {
+		ttl = job.ReplayTTL
+	}
+	if job.Hosted && job.MaxHostedBytes > 0 && int64(len(res.PDF)) > job.MaxHostedBytes {
+		size := fmt.Sprintf("%s (limit %s)", HumanBytes(int64(len(res.PDF))), HumanBytes(job.MaxHostedBytes))
+		return nil, &stage.Error{Code: stage.CodeTooLarge,
+			Message: "the PDF is larger than the hosted-file limit; request output=binary instead",
+			Details: map[string]string{"size": size}}
+	}
+	var storedFile *stage.StoreResponse
+	if err := p.call(stage.NameSink, func() (e error) {
+		storedFile, e = st.Sink.Store(ctx, &stage.StoreRequest{
+			Owner: job.Principal.UserID, Filename: Filename(parsed.Document.Title), PDF: res.PDF, TTL: ttl,
+		})
+		return e
+	}); err != nil {
+		return nil, err
+	}
+	res.FileID, res.URL = storedFile.ID, storedFile.URL
+	return res, nil
+}
+
+// replay answers an idempotent retry from the stored result.
+func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Replay) (*Result, error) {
+	var s stored
+	if err := json.Unmarshal([]byte(r.Result), &s); err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "decode replay")
+	}
+	res := &Result{FileID: s.FileID, URL: s.URL, Pages: s.Pages, Replayed: true}
+	if job.Hosted {
+		return res, nil
+	}
+	var body io.ReadCloser
+	if err := p.call(stage.NameSink, func() error {
+		o, e := st.Sink.Open(ctx, &stage.OpenRequest{ID: s.FileID, Length: -1})
+		if e == nil {
+			body = o.Body
+		}
+		return e
+	}); err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	pdf, err := io.ReadAll(body)
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "read replay")
+	}
+	res.PDF = pdf
+	return res, nil
+}
+
+func (p *Pipeline) call(name string, fn func() error) error {
+	start := time.Now()
+	err := fn()
+	p.observe(name, time.Since(start), err)
+	return err
+}
+
+// HumanBytes formats n in SI units, e.g. "61.4 kB".
+func HumanBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}
+
+// Filename turns a document title into a safe download name.
+func Filename(title string) string {
+	out := make([]rune, 0, len(title))
+	for _, r := range title {
+		switch {
+		case r == '/' || r == '\\' || r == '"' || r < 0x20 || r == 0x7f:
+			out = append(out, '-')
+		default:
+			out = append(out, r)
+		}
+		if len(out) >= 100 {
+			break
+		}
+	}
+	name := string(out)
+	for len(name) > 0 && (name[0] == '.' || name[0] == ' ' || name[0] == '-') {
+		name = name[1:]
+	}
+	if name == "" {
+		name = "document"
+	}
+	return name + ".pdf"
+}

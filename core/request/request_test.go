@@ -1,0 +1,81 @@
+package request
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mdpress/mdpress/core/apierr"
+)
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name      string
+		body      string
+		wantErr   string // substring of the error text; "" means success
+		wantField string
+	}{
+		{"only markdown", `{"markdown":"# Hi"}`, "", ""},
+		{"all fields", `{"markdown":"x","output":"url","theme":"basic","pageNumeration":"left","pageSize":"Folio"}`, "", ""},
+		{"nulls take defaults", `{"markdown":"x","output":null,"theme":null}`, "", ""},
+		{"unknown fields ignored", `{"markdown":"x","extra":1}`, "", ""},
+		{"empty body", ``, "empty", ""},
+		{"invalid json", `{"markdown":`, "not valid JSON", ""},
+		{"array", `["x"]`, "JSON object", ""},
+		{"string", `"x"`, "JSON object", ""},
+		{"missing markdown", `{"theme":"basic"}`, "required", "markdown"},
+		{"null markdown", `{"markdown":null}`, "required", "markdown"},
+		{"empty markdown", `{"markdown":""}`, "must not be empty", "markdown"},
+		{"markdown number", `{"markdown":5}`, "must be a string", "markdown"},
+		{"output bad", `{"markdown":"x","output":"pdf"}`, "unsupported value", "output"},
+		{"output number", `{"markdown":"x","output":1}`, "must be a string", "output"},
+		{"theme bad", `{"markdown":"x","theme":"dark"}`, "unsupported value", "theme"},
+		{"numbering bad", `{"markdown":"x","pageNumeration":"top"}`, "unsupported value", "pageNumeration"},
+		{"page size case", `{"markdown":"x","pageSize":"a4"}`, "unsupported value", "pageSize"},
+		{"page size bad", `{"markdown":"x","pageSize":"A10"}`, "unsupported value", "pageSize"},
+		{"page size bool", `{"markdown":"x","pageSize":true}`, "must be a string", "pageSize"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Decode([]byte(tt.body))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if c.Markdown == "" || c.Page.Name == "" {
+					t.Fatalf("incomplete: %+v", c)
+				}
+				return
+			}
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Status != 400 {
+				t.Fatalf("want a 400 apierr, got %v", err)
+			}
+			if !contains(ae.Body.Error, tt.wantErr) {
+				t.Fatalf("error %q does not say %q", ae.Body.Error, tt.wantErr)
+			}
+			if tt.wantField != "" && ae.Body.Details["field"] != tt.wantField {
+				t.Fatalf("details %v do not name %s", ae.Body.Details, tt.wantField)
+			}
+			if ae.Body.Hint == "" {
+				t.Fatal("no hint")
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Decode([]byte(`{"markdown":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Output != "binary" || c.Theme != "modern" || c.Numbering != "center" || c.Page.Name != "A4" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	c, _ = Decode([]byte(`{"markdown":"x","pageSize":"Ledger"}`))
+	if c.Page.WidthPt != 1224 || c.Page.HeightPt != 792 {
+		t.Fatalf("Ledger: %+v", c.Page)
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
