@@ -1,0 +1,128 @@
+package accounts
+
+import (
+	"context"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Store holds accounts, their API keys, balances and the credit ledger.
+// Errors meant for clients are *stage.Error; anything else is internal.
+type Store interface {
+	// CreateAccount opens an account on plan. A nil credits starts it with
+	// the plan's monthly credits.
+	CreateAccount(ctx context.Context, plan string, credits *int64) (Account, error)
+	// CreateKey issues an API key for userID. The key is returned once; only
+	// its hash is kept.
+	CreateKey(ctx context.Context, userID string) (key string, info KeyInfo, err error)
+	// RevokeKey stops a key from authenticating. Revoking twice is a no-op.
+	RevokeKey(ctx context.Context, keyID string) error
+	// Keys lists userID's keys, oldest first.
+	Keys(ctx context.Context, userID string) ([]KeyInfo, error)
+	// Authenticate returns the account behind key. An unknown, revoked or
+	// malformed key is a CodeUnauthenticated error. It only reads, so the
+	// balance it reports may predate a monthly reset that is due.
+	Authenticate(ctx context.Context, key string) (Account, KeyInfo, error)
+
+	// Account returns userID's account, applying a monthly reset when due.
+	Account(ctx context.Context, userID string) (Account, error)
+	// Accounts lists every account, oldest first, with resets applied.
+	Accounts(ctx context.Context) ([]Account, error)
+	// Credit adds delta (negative to take away) to the balance; the
+	// balance never goes below zero.
+	Credit(ctx context.Context, userID string, delta int64, reason string) (Account, error)
+	// SetPlan moves the account to plan. The balance is left as it is; the
+	// new plan's credits arrive at the next monthly reset.
+	SetPlan(ctx context.Context, userID, plan string) (Account, error)
+	// Plan returns the configured plan called name.
+	Plan(name string) (stage.Plan, error)
+
+	// Reserve deducts p.Credits now. When p.IdempotencyKey matches an
+	// earlier committed request with the same RequestHash (within 24 h) it
+	// charges nothing and returns that request's result as a *Replay.
+	// Too few credits is a CodeForbidden error.
+	Reserve(ctx context.Context, p ReserveParams) (Reservation, *Replay, error)
+	// Commit makes a reservation final and stores result for replays.
+	Commit(ctx context.Context, reservationID, result string) error
+	// Refund returns a reservation's credits.
+	Refund(ctx context.Context, reservationID, reason string) error
+	// ReleaseExpired refunds reservations open for longer than the
+	// reservation TTL, so a host that died mid-request leaves none stuck.
+	// It returns how many it refunded.
+	ReleaseExpired(ctx context.Context) (int, error)
+	// Ledger lists userID's balance changes, oldest first.
+	Ledger(ctx context.Context, userID string) ([]LedgerEntry, error)
+
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// Account is one customer of the service.
+type Account struct {
+	ID        string // "usr_..."
+	Plan      string
+	Credits   int64
+	LastReset time.Time // UTC
+	CreatedAt time.Time // UTC
+}
+
+// NextReset is when the balance next returns to the plan's monthly credits.
+func (a Account) NextReset() time.Time { return a.LastReset.AddDate(0, 1, 0) }
+
+// KeyInfo describes an API key without the key itself.
+type KeyInfo struct {
+	ID        string // "key_..."
+	UserID    string
+	CreatedAt time.Time
+	RevokedAt time.Time // zero while the key is valid
+}
+
+// Revoked reports whether the key was revoked.
+func (k KeyInfo) Revoked() bool { return !k.RevokedAt.IsZero() }
+
+// ReserveParams asks for credits.
+type ReserveParams struct {
+	UserID  string
+	Credits int64
+	// IdempotencyKey, scoped to the user, makes a retry with the same
+	// RequestHash replay the committed result instead of charging again.
+	IdempotencyKey string
+	RequestHash    string
+}
+
+// Reservation is credits taken from a balance, awaiting Commit or Refund.
+type Reservation struct {
+	ID        string // "res_..."
+	UserID    string
+	Credits   int64
+	Balance   int64 // the account's balance after the deduction
+	CreatedAt time.Time
+}
+
+// Replay is the stored result of an earlier committed request.
+type Replay struct {
+	Result string
+}
+
+// LedgerEntry is one change of a balance.
+type LedgerEntry struct {
+	Seq           int64
+	UserID        string
+	Kind          string // one of the Ledger* constants
+	Delta         int64
+	Balance       int64 // after the change
+	Reason        string
+	ReservationID string
+	At            time.Time
+}
+
+// Ledger entry kinds.
+const (
+	LedgerCreate  = "create"  // opening balance
+	LedgerReserve = "reserve" // credits taken by Reserve
+	LedgerRefund  = "refund"  // credits given back by Refund or ReleaseExpired
+	LedgerCredit  = "credit"  // an operator's adjustment
+	LedgerReset   = "reset"   // the monthly reset
+)

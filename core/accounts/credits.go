@@ -1,0 +1,210 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Reservation states.
+const (
+	stateReserved  = "reserved"
+	stateCommitted = "committed"
+	stateRefunded  = "refunded"
+)
+
+// maxIdempotencyKey bounds what a client can make the store keep per request.
+const maxIdempotencyKey = 255
+
+func (s *store) Reserve(ctx context.Context, p ReserveParams) (Reservation, *Replay, error) {
+	switch {
+	case p.Credits <= 0:
+		return Reservation{}, nil, stage.Errorf(stage.CodeInvalid, "credits to reserve must be positive, got %d", p.Credits)
+	case len(p.IdempotencyKey) > maxIdempotencyKey:
+		return Reservation{}, nil, stage.Errorf(stage.CodeInvalid, "Idempotency-Key longer than %d bytes", maxIdempotencyKey)
+	}
+	var res Reservation
+	var replay *Replay
+	_, err := s.locked(ctx, p.UserID, func(q querier, a Account) (Account, error) {
+		now := s.now()
+		if p.IdempotencyKey != "" {
+			var err error
+			if replay, err = s.priorRequest(ctx, q, p, now); err != nil || replay != nil {
+				return a, err
+			}
+		}
+		if a.Credits < p.Credits {
+			return a, s.outOfCredits(a, p.Credits)
+		}
+		// The row is locked, so the guard never fails; it is there so that a
+		// change to the locking can never turn into an overspend.
+		n, err := q.exec(ctx, `UPDATE accounts SET credits = credits - $2 WHERE id = $1 AND credits >= $2`,
+			a.ID, p.Credits)
+		if err != nil {
+			return a, fmt.Errorf("deduct credits: %w", err)
+		}
+		if n != 1 {
+			return a, s.outOfCredits(a, p.Credits)
+		}
+		a.Credits -= p.Credits
+		res = Reservation{ID: newID("res_"), UserID: a.ID, Credits: p.Credits, Balance: a.Credits, CreatedAt: now}
+		if _, err := q.exec(ctx, `INSERT INTO reservations (id, user_id, credits, state, idem_key, request_hash, created_us)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			res.ID, a.ID, p.Credits, stateReserved, p.IdempotencyKey, p.RequestHash, now.UnixMicro()); err != nil {
+			return a, fmt.Errorf("insert reservation: %w", err)
+		}
+		return a, addLedger(ctx, q, LedgerEntry{
+			UserID: a.ID, Kind: LedgerReserve, Delta: -p.Credits, Balance: a.Credits, ReservationID: res.ID, At: now,
+		})
+	})
+	if err != nil || replay != nil {
+		return Reservation{}, replay, err
+	}
+	return res, nil, nil
+}
+
+// priorRequest looks for an earlier request with the same idempotency key
+// inside the replay window. It returns a Replay for a committed one with the
+// same hash, an error when the key cannot be used now, and nil, nil when the
+// request should be charged: no earlier request, or one that was refunded.
+func (s *store) priorRequest(ctx context.Context, q querier, p ReserveParams, now time.Time) (*Replay, error) {
+	var state, hash, result string
+	err := q.queryRow(ctx, `SELECT state, request_hash, result FROM reservations
+		WHERE user_id = $1 AND idem_key = $2 AND created_us >= $3
+		ORDER BY created_us DESC LIMIT 1`,
+		p.UserID, p.IdempotencyKey, now.Add(-idempotencyWindow).UnixMicro()).Scan(&state, &hash, &result)
+	switch {
+	case errors.Is(err, errNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read idempotency key: %w", err)
+	case state == stateRefunded:
+		return nil, nil
+	case hash != p.RequestHash:
+		return nil, stage.Errorf(stage.CodeInvalid, "Idempotency-Key reused with a different request")
+	case state == stateCommitted:
+		return &Replay{Result: result}, nil
+	default:
+		return nil, stage.Errorf(stage.CodeBusy, "a request with this Idempotency-Key is still in progress")
+	}
+}
+
+func (s *store) outOfCredits(a Account, needed int64) error {
+	e := stage.Errorf(stage.CodeForbidden, "out of credits: %d left, %d needed", a.Credits, needed)
+	e.Details = map[string]string{
+		"credits": strconv.FormatInt(a.Credits, 10),
+		"needed":  strconv.FormatInt(needed, 10),
+	}
+	if plan, ok := s.plans[a.Plan]; ok {
+		next := a.NextReset().Format(time.RFC3339)
+		e.Message += fmt.Sprintf("; the balance resets to %d on %s", plan.MonthlyCredits, next)
+		e.Details["nextReset"] = next
+	}
+	return e
+}
+
+func (s *store) Commit(ctx context.Context, reservationID, result string) error {
+	return s.db.write(ctx, func(q querier) error {
+		n, err := q.exec(ctx, `UPDATE reservations SET state = $2, result = $3, finished_us = $4
+			WHERE id = $1 AND state = $5`,
+			reservationID, stateCommitted, result, s.now().UnixMicro(), stateReserved)
+		if err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		if n == 0 {
+			_, err = s.reservationState(ctx, q, reservationID)
+		}
+		return err
+	})
+}
+
+func (s *store) Refund(ctx context.Context, reservationID, reason string) error {
+	_, err := s.refund(ctx, reservationID, reason)
+	return err
+}
+
+// refund returns a reservation's credits and reports whether this call did
+// it. The account is locked before the reservation changes, the same order
+// Reserve takes, so refunds and reserves on two hosts never deadlock.
+func (s *store) refund(ctx context.Context, reservationID, reason string) (bool, error) {
+	var done bool
+	err := s.db.write(ctx, func(q querier) error {
+		var userID string
+		var credits, created int64
+		err := q.queryRow(ctx, `SELECT user_id, credits, created_us FROM reservations WHERE id = $1`,
+			reservationID).Scan(&userID, &credits, &created)
+		if errors.Is(err, errNoRows) {
+			return errNoReservation(reservationID)
+		}
+		if err != nil {
+			return fmt.Errorf("read reservation: %w", err)
+		}
+		a, err := s.getAccount(ctx, q, userID, true)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		n, err := q.exec(ctx, `UPDATE reservations SET state = $2, finished_us = $3 WHERE id = $1 AND state = $4`,
+			reservationID, stateRefunded, now.UnixMicro(), stateReserved)
+		if err != nil || n == 0 {
+			return err
+		}
+		done = true
+		// A monthly reset since the reservation already restored the
+		// balance; giving the credits back as well would mint money.
+		if fromMicros(created).Before(a.LastReset) {
+			return nil
+		}
+		a.Credits += credits
+		if _, err := q.exec(ctx, `UPDATE accounts SET credits = $2 WHERE id = $1`, a.ID, a.Credits); err != nil {
+			return fmt.Errorf("refund credits: %w", err)
+		}
+		return addLedger(ctx, q, LedgerEntry{
+			UserID: a.ID, Kind: LedgerRefund, Delta: credits, Balance: a.Credits,
+			Reason: reason, ReservationID: reservationID, At: now,
+		})
+	})
+	return done, err
+}
+
+func (s *store) ReleaseExpired(ctx context.Context) (int, error) {
+	cutoff := s.now().Add(-s.opts.reservationTTL)
+	ids, err := collect(ctx, s.db, func(r rows) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	}, `SELECT id FROM reservations WHERE state = $1 AND created_us < $2 ORDER BY created_us`,
+		stateReserved, cutoff.UnixMicro())
+	if err != nil {
+		return 0, fmt.Errorf("find expired reservations: %w", err)
+	}
+	// One transaction per reservation keeps each lock short and takes locks
+	// in the same order as Reserve.
+	released := 0
+	for _, id := range ids {
+		done, err := s.refund(ctx, id, "expired: not finished within "+s.opts.reservationTTL.String())
+		if err != nil {
+			return released, err
+		}
+		if done {
+			released++
+		}
+	}
+	return released, nil
+}
+
+func (s *store) reservationState(ctx context.Context, q querier, id string) (string, error) {
+	var state string
+	err := q.queryRow(ctx, `SELECT state FROM reservations WHERE id = $1`, id).Scan(&state)
+	if errors.Is(err, errNoRows) {
+		return "", errNoReservation(id)
+	}
+	return state, err
+}
+
+func errNoReservation(id string) error {
+	return stage.Errorf(stage.CodeNotFound, "reservation %q not found", id)
+}

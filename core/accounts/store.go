@@ -1,0 +1,230 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// store implements Store over either engine; the SQL is the same for both.
+type store struct {
+	db    engine
+	plans map[string]stage.Plan
+	opts  options
+}
+
+// now is the store's clock, cut to the microseconds the schema keeps so that
+// what a call returns equals what a later read returns.
+func (s *store) now() time.Time { return s.opts.now().UTC().Truncate(time.Microsecond) }
+
+func fromMicros(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
+}
+
+func (s *store) Plan(name string) (stage.Plan, error) {
+	p, ok := s.plans[name]
+	if !ok {
+		return stage.Plan{}, stage.Errorf(stage.CodeInvalid, "unknown plan %q", name)
+	}
+	return p, nil
+}
+
+const accountCols = `id, plan, credits, last_reset_us, created_us`
+
+func scanAccount(r row) (Account, error) {
+	var a Account
+	var reset, created int64
+	err := r.Scan(&a.ID, &a.Plan, &a.Credits, &reset, &created)
+	a.LastReset, a.CreatedAt = fromMicros(reset), fromMicros(created)
+	return a, err
+}
+
+// getAccount reads one account; lock holds its row until the transaction
+// that q belongs to ends.
+func (s *store) getAccount(ctx context.Context, q querier, id string, lock bool) (Account, error) {
+	query := `SELECT ` + accountCols + ` FROM accounts WHERE id = $1`
+	if lock {
+		query += s.db.forUpdate()
+	}
+	a, err := scanAccount(q.queryRow(ctx, query, id))
+	if errors.Is(err, errNoRows) {
+		return Account{}, stage.Errorf(stage.CodeNotFound, "account %q not found", id)
+	}
+	if err != nil {
+		return Account{}, fmt.Errorf("read account: %w", err)
+	}
+	return a, nil
+}
+
+func resetDue(a Account, now time.Time) bool { return !now.Before(a.NextReset()) }
+
+// applyReset gives a locked account its plan's monthly credits when a month
+// has passed since the last reset. An account whose plan is no longer
+// configured keeps its balance until an operator moves it.
+func (s *store) applyReset(ctx context.Context, q querier, a Account, now time.Time) (Account, error) {
+	plan, ok := s.plans[a.Plan]
+	if !ok || !resetDue(a, now) {
+		return a, nil
+	}
+	if _, err := q.exec(ctx, `UPDATE accounts SET credits = $2, last_reset_us = $3 WHERE id = $1`,
+		a.ID, plan.MonthlyCredits, now.UnixMicro()); err != nil {
+		return a, fmt.Errorf("reset balance: %w", err)
+	}
+	delta := plan.MonthlyCredits - a.Credits
+	a.Credits, a.LastReset = plan.MonthlyCredits, now
+	return a, addLedger(ctx, q, LedgerEntry{
+		UserID: a.ID, Kind: LedgerReset, Delta: delta, Balance: a.Credits, At: now,
+		Reason: fmt.Sprintf("monthly reset to plan %s", plan.Name),
+	})
+}
+
+func addLedger(ctx context.Context, q querier, e LedgerEntry) error {
+	_, err := q.exec(ctx, `INSERT INTO ledger (user_id, kind, delta, balance, reason, reservation_id, created_us)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		e.UserID, e.Kind, e.Delta, e.Balance, e.Reason, e.ReservationID, e.At.UnixMicro())
+	if err != nil {
+		return fmt.Errorf("write ledger: %w", err)
+	}
+	return nil
+}
+
+func (s *store) CreateAccount(ctx context.Context, planName string, credits *int64) (Account, error) {
+	plan, err := s.Plan(planName)
+	if err != nil {
+		return Account{}, err
+	}
+	balance := plan.MonthlyCredits
+	if credits != nil {
+		if *credits < 0 {
+			return Account{}, stage.Errorf(stage.CodeInvalid, "starting credits must not be negative, got %d", *credits)
+		}
+		balance = *credits
+	}
+	now := s.now()
+	a := Account{ID: newID("usr_"), Plan: plan.Name, Credits: balance, LastReset: now, CreatedAt: now}
+	err = s.db.write(ctx, func(q querier) error {
+		if _, err := q.exec(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES ($1, $2, $3, $4, $5)`,
+			a.ID, a.Plan, a.Credits, now.UnixMicro(), now.UnixMicro()); err != nil {
+			return fmt.Errorf("insert account: %w", err)
+		}
+		return addLedger(ctx, q, LedgerEntry{
+			UserID: a.ID, Kind: LedgerCreate, Delta: balance, Balance: balance, At: now,
+			Reason: "opening balance on plan " + plan.Name,
+		})
+	})
+	if err != nil {
+		return Account{}, err
+	}
+	return a, nil
+}
+
+func (s *store) Account(ctx context.Context, userID string) (Account, error) {
+	a, err := s.getAccount(ctx, s.db, userID, false)
+	now := s.now()
+	if err != nil || !resetDue(a, now) {
+		return a, err
+	}
+	return s.locked(ctx, userID, func(q querier, a Account) (Account, error) { return a, nil })
+}
+
+func (s *store) Accounts(ctx context.Context) ([]Account, error) {
+	all, err := collect(ctx, s.db, func(r rows) (Account, error) { return scanAccount(r) },
+		`SELECT `+accountCols+` FROM accounts ORDER BY created_us, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list accounts: %w", err)
+	}
+	now := s.now()
+	for i, a := range all {
+		if _, ok := s.plans[a.Plan]; ok && resetDue(a, now) {
+			if all[i], err = s.Account(ctx, a.ID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return all, nil
+}
+
+func (s *store) Credit(ctx context.Context, userID string, delta int64, reason string) (Account, error) {
+	if delta == 0 {
+		return Account{}, stage.Errorf(stage.CodeInvalid, "a credit of zero changes nothing")
+	}
+	return s.locked(ctx, userID, func(q querier, a Account) (Account, error) {
+		switch {
+		case delta > 0 && a.Credits > math.MaxInt64-delta:
+			return a, stage.Errorf(stage.CodeInvalid, "balance would overflow")
+		case a.Credits+delta < 0:
+			return a, stage.Errorf(stage.CodeInvalid, "balance would go below zero: %d credits left, %d taken", a.Credits, -delta)
+		}
+		a.Credits += delta
+		if _, err := q.exec(ctx, `UPDATE accounts SET credits = $2 WHERE id = $1`, a.ID, a.Credits); err != nil {
+			return a, fmt.Errorf("credit: %w", err)
+		}
+		return a, addLedger(ctx, q, LedgerEntry{
+			UserID: a.ID, Kind: LedgerCredit, Delta: delta, Balance: a.Credits, Reason: reason, At: s.now(),
+		})
+	})
+}
+
+func (s *store) SetPlan(ctx context.Context, userID, planName string) (Account, error) {
+	plan, err := s.Plan(planName)
+	if err != nil {
+		return Account{}, err
+	}
+	return s.locked(ctx, userID, func(q querier, a Account) (Account, error) {
+		a.Plan = plan.Name
+		if _, err := q.exec(ctx, `UPDATE accounts SET plan = $2 WHERE id = $1`, a.ID, a.Plan); err != nil {
+			return a, fmt.Errorf("set plan: %w", err)
+		}
+		return a, nil
+	})
+}
+
+// locked runs fn in a write transaction on userID's locked account, after
+// any monthly reset that is due, and returns what fn returns.
+func (s *store) locked(ctx context.Context, userID string, fn func(q querier, a Account) (Account, error)) (Account, error) {
+	var out Account
+	err := s.db.write(ctx, func(q querier) error {
+		a, err := s.getAccount(ctx, q, userID, true)
+		if err != nil {
+			return err
+		}
+		if a, err = s.applyReset(ctx, q, a, s.now()); err != nil {
+			return err
+		}
+		out, err = fn(q, a)
+		return err
+	})
+	if err != nil {
+		return Account{}, err
+	}
+	return out, nil
+}
+
+func (s *store) Ledger(ctx context.Context, userID string) ([]LedgerEntry, error) {
+	if _, err := s.getAccount(ctx, s.db, userID, false); err != nil {
+		return nil, err
+	}
+	entries, err := collect(ctx, s.db, func(r rows) (LedgerEntry, error) {
+		var e LedgerEntry
+		var at int64
+		err := r.Scan(&e.Seq, &e.UserID, &e.Kind, &e.Delta, &e.Balance, &e.Reason, &e.ReservationID, &at)
+		e.At = fromMicros(at)
+		return e, err
+	}, `SELECT seq, user_id, kind, delta, balance, reason, reservation_id, created_us
+		FROM ledger WHERE user_id = $1 ORDER BY seq`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("read ledger: %w", err)
+	}
+	return entries, nil
+}
+
+func (s *store) Ping(ctx context.Context) error { return s.db.ping(ctx) }
+
+func (s *store) Close() error { return s.db.close() }
