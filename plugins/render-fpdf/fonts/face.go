@@ -1,0 +1,196 @@
+package fonts
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Face is one parsed TrueType font: its metrics per character of the Basic
+// Multilingual Plane and the raw tables a per-document copy is built from.
+type Face struct {
+	Name string
+	// Ascent and Descent are fractions of the font size above and below the
+	// baseline (Descent positive), from the hhea table as fpdf reads them.
+	Ascent, Descent float64
+
+	glyph  []uint16 // rune -> glyph id; 0 means the font lacks the rune
+	width  []uint16 // rune -> advance in 1/1000 em, rounded the way fpdf rounds
+	tables []table  // kept tables, sorted by tag, cmap excluded
+}
+
+type table struct {
+	tag  string
+	data []byte
+}
+
+// keptTables are the tables fpdf reads when it parses and subsets a font.
+// Layout tables (GSUB, GPOS, kern, ...) are left out: fpdf never reads them.
+var keptTables = []string{"OS/2", "cvt ", "fpgm", "gasp", "glyf", "head", "hhea", "hmtx", "loca", "maxp", "name", "post", "prep"}
+
+const bmp = 1 << 16
+
+// Parse reads a TrueType font.
+func Parse(name string, data []byte) (*Face, error) {
+	dir, err := readDirectory(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, tag := range []string{"head", "hhea", "hmtx", "maxp", "cmap", "glyf", "loca"} {
+		if dir[tag] == nil {
+			return nil, fmt.Errorf("missing %q table", tag)
+		}
+	}
+	head, hhea, maxp := dir["head"], dir["hhea"], dir["maxp"]
+	if len(head) < 54 || len(hhea) < 36 || len(maxp) < 6 {
+		return nil, errors.New("truncated head, hhea or maxp table")
+	}
+	upem := float64(binary.BigEndian.Uint16(head[18:]))
+	if upem == 0 {
+		return nil, errors.New("unitsPerEm is 0")
+	}
+	f := &Face{
+		Name:    name,
+		Ascent:  float64(int16(binary.BigEndian.Uint16(hhea[4:]))) / upem,
+		Descent: -float64(int16(binary.BigEndian.Uint16(hhea[6:]))) / upem,
+		glyph:   make([]uint16, bmp),
+		width:   make([]uint16, bmp),
+	}
+	numGlyphs := int(binary.BigEndian.Uint16(maxp[4:]))
+	advances, err := readAdvances(dir["hmtx"], int(binary.BigEndian.Uint16(hhea[34:])), numGlyphs)
+	if err != nil {
+		return nil, err
+	}
+	if err := readCmap(dir["cmap"], f.glyph); err != nil {
+		return nil, err
+	}
+	for r, g := range f.glyph {
+		if g == 0 {
+			continue
+		}
+		if int(g) >= numGlyphs {
+			f.glyph[r] = 0
+			continue
+		}
+		f.width[r] = uint16(math.Round(float64(advances[g]) * 1000 / upem))
+	}
+	for _, tag := range keptTables {
+		if d := dir[tag]; d != nil {
+			f.tables = append(f.tables, table{tag, d})
+		}
+	}
+	return f, nil
+}
+
+// Has reports whether the face has a glyph for r.
+func (f *Face) Has(r rune) bool {
+	return r > 0 && r < bmp && f.glyph[r] != 0
+}
+
+// Width returns r's advance in 1/1000 em (0 for runes the face lacks).
+func (f *Face) Width(r rune) int {
+	if r <= 0 || r >= bmp {
+		return 0
+	}
+	return int(f.width[r])
+}
+
+// readDirectory maps table tags to their bytes.
+func readDirectory(data []byte) (map[string][]byte, error) {
+	if len(data) < 12 {
+		return nil, errors.New("not a font: too short")
+	}
+	switch v := binary.BigEndian.Uint32(data); v {
+	case 0x00010000, 0x74727565: // TrueType outlines
+	default:
+		return nil, fmt.Errorf("not a TrueType font (version %#x)", v)
+	}
+	n := int(binary.BigEndian.Uint16(data[4:]))
+	if len(data) < 12+16*n {
+		return nil, errors.New("truncated table directory")
+	}
+	dir := make(map[string][]byte, n)
+	for i := range n {
+		rec := data[12+16*i:]
+		off, size := binary.BigEndian.Uint32(rec[8:]), binary.BigEndian.Uint32(rec[12:])
+		if uint64(off)+uint64(size) > uint64(len(data)) {
+			return nil, fmt.Errorf("table %q out of bounds", rec[:4])
+		}
+		dir[string(rec[:4])] = data[off : off+size : off+size]
+	}
+	return dir, nil
+}
+
+// readAdvances returns every glyph's advance width in font units.
+func readAdvances(hmtx []byte, numHMetrics, numGlyphs int) ([]uint16, error) {
+	if numHMetrics == 0 || len(hmtx) < 4*numHMetrics {
+		return nil, errors.New("truncated hmtx table")
+	}
+	adv := make([]uint16, max(numGlyphs, numHMetrics))
+	for g := range numHMetrics {
+		adv[g] = binary.BigEndian.Uint16(hmtx[4*g:])
+	}
+	for g := numHMetrics; g < len(adv); g++ {
+		adv[g] = adv[numHMetrics-1]
+	}
+	for g, a := range adv {
+		if a >= 1<<15 { // fpdf reads advances this large as 0
+			adv[g] = 0
+		}
+	}
+	return adv, nil
+}
+
+// readCmap fills glyph from the first Unicode BMP (format 4) subtable, the
+// only kind fpdf reads.
+func readCmap(cmap []byte, glyph []uint16) error {
+	if len(cmap) < 4 {
+		return errors.New("truncated cmap")
+	}
+	n := int(binary.BigEndian.Uint16(cmap[2:]))
+	for i := range n {
+		rec := 4 + 8*i
+		if rec+8 > len(cmap) {
+			break
+		}
+		platform, encoding := binary.BigEndian.Uint16(cmap[rec:]), binary.BigEndian.Uint16(cmap[rec+2:])
+		off := int(binary.BigEndian.Uint32(cmap[rec+4:]))
+		if !(platform == 3 && encoding == 1) && platform != 0 {
+			continue
+		}
+		if off+14 > len(cmap) || binary.BigEndian.Uint16(cmap[off:]) != 4 {
+			continue
+		}
+		return readFormat4(cmap[off:], glyph)
+	}
+	return errors.New("no Unicode BMP cmap subtable")
+}
+
+func readFormat4(sub []byte, glyph []uint16) error {
+	segs := int(binary.BigEndian.Uint16(sub[6:])) / 2
+	ends, starts, deltas, ranges := 14, 16+2*segs, 16+4*segs, 16+6*segs
+	if ranges+2*segs > len(sub) {
+		return errors.New("truncated cmap format 4")
+	}
+	u16 := func(at int) uint16 {
+		if at < 0 || at+2 > len(sub) {
+			return 0
+		}
+		return binary.BigEndian.Uint16(sub[at:])
+	}
+	for s := range segs {
+		end, start := int(u16(ends+2*s)), int(u16(starts+2*s))
+		delta, rangeOff := u16(deltas+2*s), int(u16(ranges+2*s))
+		for c := start; c <= end && c < 0xFFFF; c++ {
+			var g uint16
+			if rangeOff == 0 {
+				g = uint16(c) + delta
+			} else if g = u16(ranges + 2*s + rangeOff + 2*(c-start)); g != 0 {
+				g += delta
+			}
+			glyph[c] = g
+		}
+	}
+	return nil
+}

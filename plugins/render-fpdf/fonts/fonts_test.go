@@ -1,0 +1,141 @@
+package fonts
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os/exec"
+	"testing"
+
+	"github.com/go-pdf/fpdf"
+)
+
+const sample = "Hello, world — αβγ Привет → ┌─┐ “quotes” 0123456789 fi ﬁ"
+
+func loadSet(t testing.TB) *Set {
+	t.Helper()
+	s, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func runesOf(s string) *Runes {
+	var r Runes
+	for _, c := range s {
+		r.Add(c)
+	}
+	return &r
+}
+
+// TestWidthsMatchFpdf checks that the metrics layout uses are the ones fpdf
+// positions glyphs with, for the full font and for the per-document copy.
+func TestWidthsMatchFpdf(t *testing.T) {
+	set := loadSet(t)
+	for id := ID(0); id < Count; id++ {
+		face := set.Face(id)
+		full, err := File(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range map[string][]byte{"full": full, "subset": face.Subset(runesOf(sample))} {
+			t.Run(face.Name+"/"+name, func(t *testing.T) {
+				pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 600, Ht: 800}})
+				pdf.AddUTF8FontFromBytes("f", "", data)
+				pdf.SetFont("f", "", 1000)
+				for _, r := range sample {
+					if !face.Has(r) {
+						continue
+					}
+					want := pdf.GetStringWidth(string(r))
+					if got := float64(face.Width(r)); math.Abs(got-want) > 1e-9 {
+						t.Errorf("%q: width %v, fpdf %v", r, got, want)
+					}
+				}
+				if err := pdf.Error(); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+func TestCoverage(t *testing.T) {
+	set := loadSet(t)
+	sans := set.Face(Of(Sans, Regular))
+	for _, r := range "aÄαЖ→┌•◦▪�" {
+		if !sans.Has(r) {
+			t.Errorf("sans lacks %q", r)
+		}
+	}
+	if sans.Has('\U0001F600') || sans.Has(0) || sans.Has(-1) {
+		t.Error("Has must be false outside the BMP and for invalid runes")
+	}
+	if set.Face(Of(Serif, Regular)).Has('✓') {
+		t.Error("serif was expected to lack U+2713; the fallback test relies on it")
+	}
+}
+
+func TestRunes(t *testing.T) {
+	var s Runes
+	for _, r := range "bca\U0001F600b" {
+		s.Add(r)
+	}
+	var got []rune
+	s.Each(func(r rune) { got = append(got, r) })
+	if string(got) != "abc" || s.Len() != 3 || !s.Has('a') || s.Has('d') {
+		t.Errorf("got %q len %d", string(got), s.Len())
+	}
+}
+
+// TestSubsetRendersLikeFull draws the same text with the full font and the
+// per-document copy and compares the rasterized pages pixel for pixel.
+func TestSubsetRendersLikeFull(t *testing.T) {
+	if _, err := exec.LookPath("pdftoppm"); err != nil {
+		t.Skip("pdftoppm not installed")
+	}
+	set := loadSet(t)
+	id := Of(Sans, Regular)
+	full, err := File(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(data []byte) []byte {
+		pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 400, Ht: 100}})
+		pdf.AddUTF8FontFromBytes("f", "", data)
+		pdf.AddPage()
+		pdf.SetFont("f", "", 14)
+		pdf.Text(10, 40, sample)
+		var buf bytes.Buffer
+		if err := pdf.Output(&buf); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("pdftoppm", "-r", "100", "-gray", "-")
+		cmd.Stdin = &buf
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := render(full), render(set.Face(id).Subset(runesOf(sample)))
+	if !bytes.Equal(a, b) {
+		t.Fatal("subset font renders differently from the full font")
+	}
+	var w, h, maxval int
+	var header int
+	if _, err := fmt.Sscanf(string(a), "P5\n%d %d\n%d\n", &w, &h, &maxval); err != nil {
+		t.Fatalf("not a PGM: %v", err)
+	}
+	header = len(a) - w*h
+	dark := 0
+	for _, p := range a[header:] {
+		if p < 128 {
+			dark++
+		}
+	}
+	if dark < 500 {
+		t.Fatalf("only %d dark pixels: nothing drawn", dark)
+	}
+}
