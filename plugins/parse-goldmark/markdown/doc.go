@@ -1,0 +1,24 @@
+// Package markdown is the parse stage built on goldmark: GitHub Flavored
+// Markdown (tables, strikethrough, task lists, autolinks) plus footnotes,
+// with automatic heading ids and raw HTML kept as written. One parse yields
+// both the HTML body fragment and the backend-neutral stage.Node tree, so
+// the two never disagree.
+//
+// Raw HTML is part of the product: it passes through untouched here, and
+// the render stage is what keeps it safe.
+//
+// Hostile input is bounded in three places. Before parsing, lines that open
+// more than maxDepth block containers (">", "-", "1.") or are indented
+// deeper than 2*maxDepth columns are defused, because goldmark's block
+// parser costs grow with the square of the nesting. While building the
+// tree, content nested beyond maxDepth is flattened into its nearest
+// allowed ancestor, keeping every text. A tree of more than maxNodes nodes
+// is refused as too large.
+//
+// Config block (JSON, every key optional):
+//
+//	{"maxDepth": 64, "maxNodes": 1000000}
+//
+// maxDepth is the deepest level of the tree (16..1000); maxNodes the most
+// nodes a tree may hold (1000..50000000).
+package markdown

@@ -1,0 +1,148 @@
+package markdown
+
+import "bytes"
+
+// nbsp is U+00A0. Markdown does not count it as indentation, yet a <pre>
+// shows it as a space, so indented code keeps its look.
+var nbsp = []byte("\u00a0")
+
+// defuse bounds the block nesting a single line can open before goldmark
+// sees it. goldmark's block parser spends time proportional to the square
+// of the nesting on each line (100,000 nested ">" take seconds, 10 MiB of
+// them hours), so a line may open at most maxMarkers containers and carry
+// at most maxIndent columns of whitespace in its container prefix. Past
+// either bound the marker is backslash-escaped, or the whitespace turned
+// into no-break spaces, which keeps every character as text. Thematic
+// breaks ("* * *") are left alone. src is returned as is when no line needs
+// a change.
+func defuse(src []byte, maxMarkers, maxIndent int) []byte {
+	var out []byte // nil until a line changes
+	done := 0      // src[:done] is already in out
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		line := src[start:end]
+		if at, kind := excess(line, maxMarkers, maxIndent); kind != fine {
+			out = append(out, src[done:start+at]...)
+			switch kind {
+			case tooDeep:
+				if line[at] >= '0' && line[at] <= '9' {
+					// "12." becomes "12\.": escape the delimiter.
+					d := at
+					for line[d] >= '0' && line[d] <= '9' {
+						d++
+					}
+					out = append(out, line[at:d]...)
+					at = d
+				}
+				out = append(out, '\\')
+				done = start + at
+			case tooWide:
+				w := at
+				for w < len(line) && (line[w] == ' ' || line[w] == '\t') {
+					out = append(out, nbsp...)
+					w++
+				}
+				done = start + w
+			}
+		}
+		start = end + 1
+	}
+	if out == nil {
+		return src
+	}
+	return append(out, src[done:]...)
+}
+
+type excessKind int
+
+const (
+	fine    excessKind = iota
+	tooDeep            // at: the first marker over the limit
+	tooWide            // at: the first whitespace byte over the limit
+)
+
+// excess scans the container prefix of one line: whitespace, block quote
+// markers, bullets and ordered-list markers.
+func excess(line []byte, maxMarkers, maxIndent int) (int, excessKind) {
+	if len(line) <= maxMarkers && 4*len(line) <= maxIndent {
+		return 0, fine // too short to exceed either bound, tabs included
+	}
+	if isThematicBreak(line) {
+		return 0, fine
+	}
+	markers, cols := 0, 0
+	for i := 0; i < len(line); {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			if c == '\t' {
+				cols += 4 - cols%4
+			} else {
+				cols++
+			}
+			if cols > maxIndent {
+				return i, tooWide
+			}
+			i++
+		case c == '>':
+			if markers++; markers > maxMarkers {
+				return i, tooDeep
+			}
+			i++
+		case c == '-' || c == '+' || c == '*':
+			if !followedBySpace(line, i+1) {
+				return 0, fine
+			}
+			if markers++; markers > maxMarkers {
+				return i, tooDeep
+			}
+			i++
+		case c >= '0' && c <= '9':
+			d := i
+			for d < len(line) && d-i < 10 && line[d] >= '0' && line[d] <= '9' {
+				d++
+			}
+			if d-i > 9 || d >= len(line) || (line[d] != '.' && line[d] != ')') || !followedBySpace(line, d+1) {
+				return 0, fine
+			}
+			if markers++; markers > maxMarkers {
+				return i, tooDeep
+			}
+			i = d + 1
+		default:
+			return 0, fine
+		}
+	}
+	return 0, fine
+}
+
+// followedBySpace reports whether a list marker ending before i is followed
+// by whitespace or the end of the line, as CommonMark requires.
+func followedBySpace(line []byte, i int) bool {
+	return i >= len(line) || line[i] == ' ' || line[i] == '\t' || line[i] == '\r'
+}
+
+// isThematicBreak reports whether line is three or more of one of -, *, _
+// with only spaces or tabs between.
+func isThematicBreak(line []byte) bool {
+	var mark byte
+	n := 0
+	for _, c := range line {
+		switch c {
+		case ' ', '\t', '\r':
+		case '-', '*', '_':
+			if mark != 0 && c != mark {
+				return false
+			}
+			mark = c
+			n++
+		default:
+			return false
+		}
+	}
+	return n >= 3
+}

@@ -1,0 +1,58 @@
+package markdown
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// outline lists every heading of the tree, and the title: the text of the
+// first heading, or "".
+func outline(root *stage.Node) (title string, headings []stage.Heading) {
+	root.Walk(func(n *stage.Node) bool {
+		if n.Kind != stage.KindHeading {
+			return true
+		}
+		level, _ := strconv.Atoi(n.Attr("level"))
+		headings = append(headings, stage.Heading{Level: level, Text: headingText(n), ID: n.Attr("id")})
+		return false
+	})
+	if len(headings) > 0 {
+		title = headings[0].Text
+	}
+	return title, headings
+}
+
+// headingText is the heading's plain text with whitespace collapsed.
+// Images are left out when there is other text, because READMEs put badges
+// in their first heading ("errors [![build](...)]"), and the alt text of a
+// badge makes a poor document title.
+func headingText(h *stage.Node) string {
+	var b strings.Builder
+	var alts strings.Builder
+	var walk func(n *stage.Node, inImage bool)
+	walk = func(n *stage.Node, inImage bool) {
+		out := &b
+		if inImage {
+			out = &alts
+		}
+		switch n.Kind {
+		case stage.KindText, stage.KindCodeSpan:
+			out.WriteString(n.Text)
+		case stage.KindSoftBreak, stage.KindHardBreak:
+			out.WriteByte(' ')
+		case stage.KindImage:
+			inImage = true
+			alts.WriteByte(' ')
+		}
+		for _, c := range n.Children {
+			walk(c, inImage)
+		}
+	}
+	walk(h, false)
+	if text := strings.Join(strings.Fields(b.String()), " "); text != "" {
+		return text
+	}
+	return strings.Join(strings.Fields(alts.String()), " ")
+}

@@ -1,0 +1,115 @@
+package markdown
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Name and Version identify the plugin.
+const (
+	Name    = "parse-goldmark"
+	Version = "0.1.0"
+)
+
+// Parser is the goldmark parse stage. It is safe for concurrent use.
+type Parser struct {
+	log *slog.Logger
+	md  goldmark.Markdown
+	cfg atomic.Pointer[Config]
+}
+
+// New returns a parser with the default configuration.
+func New(log *slog.Logger) *Parser {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &Parser{
+		log: log,
+		md: goldmark.New(
+			goldmark.WithExtensions(extension.GFM, extension.Footnote),
+			goldmark.WithParserOptions(
+				parser.WithAutoHeadingID(),
+				parser.WithASTTransformers(util.Prioritized(taskClasses{}, 1000)),
+			),
+			goldmark.WithRendererOptions(html.WithUnsafe()),
+		),
+	}
+	cfg := DefaultConfig()
+	p.cfg.Store(&cfg)
+	return p
+}
+
+// Configure applies the plugin's config block.
+func (p *Parser) Configure(_ context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	cfg, err := ParseConfig(req.Config)
+	if err != nil {
+		return nil, err
+	}
+	p.cfg.Store(&cfg)
+	p.log.Info("parser configured", "maxDepth", cfg.MaxDepth, "maxNodes", cfg.MaxNodes)
+	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version}}, nil
+}
+
+// Health reports the parser healthy: it holds no resources that can fail.
+func (p *Parser) Health(context.Context) error { return nil }
+
+// Close releases nothing; it exists for the plugin lifecycle.
+func (p *Parser) Close() error { return nil }
+
+// Parse turns Markdown into the HTML body fragment, the document tree, the
+// title and the outline. goldmark cannot be interrupted, so the context is
+// checked between the phases; defuse keeps each phase roughly linear in the
+// input.
+func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
+	cfg := *p.cfg.Load()
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err)
+	}
+	src := defuse([]byte(req.Markdown), cfg.MaxDepth, 2*cfg.MaxDepth)
+	doc := p.md.Parser().Parse(text.NewReader(src))
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err)
+	}
+	root, err := convert(ctx, doc, src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.Grow(len(src) + len(src)/2)
+	if err := p.md.Renderer().Render(&out, src, doc); err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "render markdown to html")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err)
+	}
+	title, headings := outline(root)
+	return &stage.ParseResponse{Document: stage.Document{
+		HTML:    out.String(),
+		Root:    root,
+		Title:   title,
+		Outline: headings,
+	}}, nil
+}
+
+// ctxError reports a cancelled or expired context as a stage error.
+func ctxError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return stage.Wrap(stage.CodeTimeout, err, "parse ran past its deadline")
+	}
+	return stage.Wrap(stage.CodeTimeout, err, "parse cancelled")
+}
+
+var _ stage.Parser = (*Parser)(nil)
+var _ stage.Plugin = (*Parser)(nil)
