@@ -15,7 +15,9 @@ import (
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
-// Stages are the stage implementations one run uses.
+// Stages are the stage implementations one run uses. A nil Meter runs
+// without credits; a nil Sink is fine for binary output without an
+// idempotency key.
 type Stages struct {
 	Meter    stage.Meter
 	Parser   stage.Parser
@@ -79,6 +81,10 @@ func New(observe Observer) *Pipeline {
 
 // Run converts job with the given stages.
 func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, err error) {
+	if st.Meter == nil {
+		// Local renders (mdpress render) have no account to charge.
+		return p.produce(ctx, st, job)
+	}
 	var reserve *stage.ReserveResponse
 	err = p.call(stage.NameMeter, func() (e error) {
 		reserve, e = st.Meter.Reserve(ctx, &stage.ReserveRequest{

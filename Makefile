@@ -1,0 +1,51 @@
+# mdpress: build, run, test, bench, proto, lint.
+# The Go workspace (go.work) holds the modules sdk, core, host and plugins.
+
+GO       ?= go
+BIN      := bin
+PLUGINS  := auth-apikey meter-credits parse-goldmark style-themes render-chrome render-fpdf sink-disk sink-s3
+PKGS     := ./sdk/... ./core/... ./host/... ./plugins/...
+MODULES  := sdk core host plugins
+TESTFLAGS ?=
+
+.PHONY: all build run test test-short bench proto lint modules clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/mdpress ./host/cmd/mdpress
+	$(GO) build -o $(BIN)/plugins/ $(addprefix ./plugins/,$(PLUGINS))
+
+# Serve the embedded default (SQLite, local disk, Chromium if found, else
+# fpdf) on 127.0.0.1:8080; the first start creates a dev account and prints
+# its API key.
+run: build
+	$(BIN)/mdpress serve --config configs/mdpress.yaml --dev-account
+
+# Every test. Tests start what they need (Chromium, PostgreSQL, an S3
+# server) and skip with a reason what this machine cannot have.
+test: modules
+	$(GO) test -race -count=1 -timeout 30m $(TESTFLAGS) $(PKGS)
+
+test-short:
+	$(GO) test -short -count=1 $(PKGS)
+
+# Each module also builds and vets on its own (GOWORK=off), as a plugin
+# author outside this repository sees it.
+modules:
+	@for m in $(MODULES); do (cd $$m && GOWORK=off $(GO) vet ./...) || exit 1; done
+
+bench: build
+	MDPRESS_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./host/... ./plugins/...
+
+proto:
+	cd sdk && protoc -I proto --go_out=internal/pb --go_opt=paths=source_relative \
+		--go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative proto/*.proto
+
+lint:
+	@test -z "$$(gofmt -l $(MODULES))" || (gofmt -l $(MODULES); exit 1)
+	$(GO) vet $(PKGS)
+	staticcheck $(PKGS)
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,103 @@
+package api
+
+import (
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mdpress/mdpress/core/apierr"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+const authText = "the Authorization header is missing or invalid"
+
+func unauthorized() *apierr.Error {
+	return apierr.New(http.StatusUnauthorized, apierr.NameUnauthorized, authText).
+		WithHint("send Authorization: Bearer <API_KEY>; get a key from the dashboard or `mdpress accounts create`")
+}
+
+// authenticate resolves the bearer key. A missing, malformed or unknown key
+// gets the same answer, so the API tells nothing about which keys exist.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (stage.Principal, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 512 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mdpress"`)
+		writeError(w, unauthorized())
+		return stage.Principal{}, false
+	}
+	c, err := s.client(r.Context(), stage.NameAuth)
+	if err != nil {
+		s.fail(w, r, err)
+		return stage.Principal{}, false
+	}
+	start := time.Now()
+	resp, err := c.Authenticate(r.Context(), &stage.AuthenticateRequest{Token: token})
+	s.metrics.ObserveStage(stage.NameAuth, s.stages.Plugin(stage.NameAuth), time.Since(start), err)
+	if err != nil {
+		if stage.CodeOf(err) == stage.CodeUnauthenticated {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mdpress", error="invalid_token"`)
+			writeError(w, unauthorized())
+			return stage.Principal{}, false
+		}
+		s.fail(w, r, err)
+		return stage.Principal{}, false
+	}
+	return resp.Principal, true
+}
+
+// limiter is the per-key token bucket of each plan's rate limit. Each host
+// replica limits on its own; behind N replicas a key gets at most N times its
+// rate, which is documented.
+type limiter struct {
+	now     func() time.Time
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	sweep   time.Time
+}
+
+type bucket struct {
+	lim     *rate.Limiter
+	perMin  int64
+	touched time.Time
+}
+
+func newLimiter(now func() time.Time) *limiter {
+	return &limiter{now: now, buckets: map[string]*bucket{}}
+}
+
+// allow reports whether the key may proceed, and if not, in how many
+// seconds it may retry.
+func (l *limiter) allow(keyID string, perMin int64) (bool, int) {
+	if perMin <= 0 {
+		return true, 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.sweep) > 10*time.Minute {
+		for k, b := range l.buckets {
+			if now.Sub(b.touched) > 10*time.Minute {
+				delete(l.buckets, k)
+			}
+		}
+		l.sweep = now
+	}
+	b := l.buckets[keyID]
+	if b == nil || b.perMin != perMin {
+		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(perMin)/60), int(perMin)), perMin: perMin}
+		l.buckets[keyID] = b
+	}
+	b.touched = now
+	res := b.lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return false, int(math.Ceil(d.Seconds()))
+	}
+	return true, 0
+}

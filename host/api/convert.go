@@ -1,0 +1,199 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mdpress/mdpress/core/apierr"
+	"github.com/mdpress/mdpress/core/pipeline"
+	"github.com/mdpress/mdpress/core/request"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
+	principal, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	if ok, retry := s.limiter.allow(principal.KeyID, principal.Plan.RateLimitPerMin); !ok {
+		e := apierr.New(http.StatusTooManyRequests, apierr.NameRateLimited,
+			fmt.Sprintf("rate limit of the %s plan exceeded (%d requests per minute)", principal.Plan.Name, principal.Plan.RateLimitPerMin)).
+			WithHint("wait for the Retry-After delay, or move to a plan with a higher limit")
+		e.RetryAfter = retry
+		writeError(w, e)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").
+				WithHint("send less Markdown per request")
+			e.Body.Size = fmt.Sprintf("more than %s (limit %s)", pipeline.HumanBytes(tooBig.Limit), pipeline.HumanBytes(tooBig.Limit))
+			writeError(w, e)
+			return
+		}
+		s.fail(w, r, stage.Wrap(stage.CodeInvalid, err, "the request body could not be read"))
+		return
+	}
+	conv, err := request.Decode(body)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	idemKey := r.Header.Get("Idempotency-Key")
+	if len(idemKey) > 255 {
+		writeError(w, apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, "the Idempotency-Key header is longer than 255 characters").
+			WithDetails(map[string]any{"field": "Idempotency-Key", "allowed": "at most 255 characters"}))
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
+	defer cancel()
+	stages, err := s.pipelineStages(ctx)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	job := pipeline.Job{
+		Principal: principal, Markdown: conv.Markdown, Theme: conv.Theme, Page: conv.Page,
+		Numbering: conv.Numbering, Hosted: conv.Output == request.OutputURL, Credits: s.opt.CreditsPerConversion,
+		IdempotencyKey: idemKey, RequestHash: hashConversion(conv),
+		MaxHostedBytes: s.opt.MaxHostedBytes, TTL: s.ttl(principal.Plan), ReplayTTL: s.opt.ReplayTTL,
+	}
+	if principal.Plan.Watermark {
+		job.Watermark = s.opt.WatermarkText
+	}
+	res, err := s.pipe.Run(ctx, stages, job)
+	if err != nil {
+		if isCanceled(err) && r.Context().Err() != nil {
+			return // the client went away; the reservation was refunded
+		}
+		s.fail(w, r, err)
+		return
+	}
+	if !res.Replayed {
+		s.metrics.Delivered(job.Credits, res.Pages, len(res.PDF))
+	} else {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	if job.Hosted {
+		url := res.URL
+		if url == "" {
+			url = s.opt.PublicURL + "/v1/files/" + res.FileID
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"url": url})
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Length", strconv.Itoa(len(res.PDF)))
+	w.Header().Set("Cache-Control", "no-store")
+	if res.Pages > 0 {
+		w.Header().Set("X-Pdf-Pages", strconv.Itoa(res.Pages))
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(res.PDF)
+}
+
+func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
+	var st pipeline.Stages
+	for _, name := range []string{stage.NameMeter, stage.NameParse, stage.NameStyle, stage.NameRender, stage.NameSink} {
+		c, err := s.client(ctx, name)
+		if err != nil {
+			return st, err
+		}
+		switch name {
+		case stage.NameMeter:
+			st.Meter = c
+		case stage.NameParse:
+			st.Parser = c
+		case stage.NameStyle:
+			st.Styler = c
+		case stage.NameRender:
+			st.Renderer = c
+		case stage.NameSink:
+			st.Sink = c
+		}
+	}
+	return st, nil
+}
+
+// ttl is how long a hosted file lives: at least MinTTL (7 days), longer
+// when the plan retains data.
+func (s *Server) ttl(p stage.Plan) time.Duration {
+	ttl := s.opt.MinTTL
+	if r := time.Duration(p.RetentionDays) * 24 * time.Hour; r > ttl {
+		ttl = r
+	}
+	return ttl
+}
+
+func hashConversion(c *request.Conversion) string {
+	h := sha256.New()
+	for _, part := range []string{c.Markdown, c.Output, c.Theme, string(c.Numbering), c.Page.Name} {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
+	principal, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	c, err := s.client(r.Context(), stage.NameMeter)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	start := time.Now()
+	acct, err := c.Account(r.Context(), &stage.AccountRequest{UserID: principal.UserID})
+	s.metrics.ObserveStage(stage.NameMeter, s.stages.Plugin(stage.NameMeter), time.Since(start), err)
+	if err != nil {
+		e := apierr.FromStage(err)
+		if e.Status >= 500 {
+			e = apierr.New(http.StatusInternalServerError, apierr.NameInternal, "retrieving the user information failed").
+				WithHint("retry in a moment")
+			e.Cause = err
+		}
+		s.log.Error("user info failed", "requestId", requestID(r.Context()), "err", err)
+		writeError(w, e)
+		return
+	}
+	writeJSON(w, http.StatusOK, UserInfo{
+		UserID: acct.UserID,
+		Subscription: Subscription{
+			PlanName:          acct.Plan.Name,
+			CurrentCredits:    acct.CurrentCredits,
+			LastReset:         acct.LastReset.UTC().Format(time.RFC3339),
+			MonthlyCredits:    acct.Plan.MonthlyCredits,
+			HasWatermark:      acct.Plan.Watermark,
+			HasDataRetention:  acct.Plan.RetentionDays > 0,
+			DataRetentionDays: acct.Plan.RetentionDays,
+		},
+	})
+}
+
+// UserInfo is the body of GET /v1/user/info.
+type UserInfo struct {
+	UserID       string       `json:"userId"`
+	Subscription Subscription `json:"subscription"`
+}
+
+// Subscription is the account's plan and balance.
+type Subscription struct {
+	PlanName          string `json:"planName"`
+	CurrentCredits    int64  `json:"currentCredits"`
+	LastReset         string `json:"lastReset"`
+	MonthlyCredits    int64  `json:"monthlyCredits"`
+	HasWatermark      bool   `json:"hasWatermark"`
+	HasDataRetention  bool   `json:"hasDataRetention"`
+	DataRetentionDays int64  `json:"dataRetentionDays"`
+}

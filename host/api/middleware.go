@@ -1,0 +1,81 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/mdpress/mdpress/core/apierr"
+)
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// statusRecorder remembers the status for metrics and logs.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// observe tags the request with an id, recovers panics into a safe 500 and
+// records metrics by route template (never by raw path).
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id := hex.EncodeToString(b[:])
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic in handler", "requestId", id, "panic", p)
+				if rec.status == 0 {
+					writeError(rec, apierr.New(http.StatusInternalServerError, apierr.NameInternal, "internal error"))
+				}
+			}
+			route := "unmatched"
+			if cur := mux.CurrentRoute(r); cur != nil {
+				if tpl, err := cur.GetPathTemplate(); err == nil {
+					route = tpl
+				}
+			}
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			s.metrics.ObserveHTTP(route, status, time.Since(start))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

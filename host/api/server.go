@@ -1,0 +1,145 @@
+// Package api serves the public HTTP contract on gorilla/mux: conversions,
+// account info, hosted files, health, readiness, metrics and the OpenAPI
+// documents. Handlers turn every failure into the contract's error body;
+// internals go to the log with the request id, never to the client.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/mdpress/mdpress/core/apierr"
+	"github.com/mdpress/mdpress/core/pipeline"
+	"github.com/mdpress/mdpress/host/metrics"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Stages gives handlers the live plugin clients; the supervisor implements it.
+type Stages interface {
+	Client(ctx context.Context, stageName string) (*sdkplugin.Client, error)
+	Plugin(stageName string) string
+	Ready() error
+}
+
+// Options are the limits and settings the handlers enforce.
+type Options struct {
+	PublicURL            string
+	MaxBodyBytes         int64
+	MaxHostedBytes       int64
+	RequestTimeout       time.Duration
+	CreditsPerConversion int64
+	WatermarkText        string
+	MinTTL               time.Duration // hosted files live at least this long
+	ReplayTTL            time.Duration // binary results kept for Idempotency-Key replays
+	// MetricsSource yields plugins' own metrics; nil for none.
+	MetricsSource metrics.PluginSource
+	// Dashboard serves the web UI at /; nil for none.
+	Dashboard http.Handler
+}
+
+// Server is the HTTP front of the pipeline.
+type Server struct {
+	opt     Options
+	log     *slog.Logger
+	stages  Stages
+	metrics *metrics.Metrics
+	pipe    *pipeline.Pipeline
+	limiter *limiter
+	router  *mux.Router
+}
+
+// New builds the router.
+func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Server {
+	if opt.ReplayTTL == 0 {
+		opt.ReplayTTL = 24 * time.Hour
+	}
+	if opt.MinTTL == 0 {
+		opt.MinTTL = 7 * 24 * time.Hour
+	}
+	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now)}
+	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {
+		m.ObserveStage(name, stages.Plugin(name), d, err)
+	})
+	r := mux.NewRouter()
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, apierr.New(http.StatusNotFound, apierr.NameNotFound, "no such endpoint").
+			WithHint("see /v1/openapi.json for the API"))
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint"))
+	})
+	r.Use(s.observe)
+	v1 := r.PathPrefix("/v1").Subrouter()
+	v1.HandleFunc("/pdf/markdown", s.convert).Methods(http.MethodPost)
+	v1.HandleFunc("/user/info", s.userInfo).Methods(http.MethodGet)
+	v1.HandleFunc("/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
+	v1.HandleFunc("/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet)
+	v1.HandleFunc("/openapi-action.json", serveJSON(openAPIAction)).Methods(http.MethodGet)
+	r.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	}).Methods(http.MethodGet)
+	r.HandleFunc("/readyz", s.ready).Methods(http.MethodGet)
+	r.Handle("/metrics", m.Handler(opt.MetricsSource)).Methods(http.MethodGet)
+	if opt.Dashboard != nil {
+		r.PathPrefix("/").Handler(opt.Dashboard).Methods(http.MethodGet, http.MethodHead)
+	}
+	s.router = r
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if err := s.stages.Ready(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "a processing stage is not ready"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// client returns a stage's client or an API error.
+func (s *Server) client(ctx context.Context, stageName string) (*sdkplugin.Client, error) {
+	c, err := s.stages.Client(ctx, stageName)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, e *apierr.Error) {
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", itoa(e.RetryAfter))
+	}
+	writeJSON(w, e.Status, e.Body)
+}
+
+// fail logs the internal cause and writes the safe body.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := apierr.FromStage(err)
+	lvl := slog.LevelInfo
+	if e.Status >= 500 {
+		lvl = slog.LevelError
+	}
+	s.log.Log(r.Context(), lvl, "request failed", "requestId", requestID(r.Context()),
+		"status", e.Status, "code", stage.CodeOf(err).String(), "err", err)
+	writeError(w, e)
+}
+
+func isCanceled(err error) bool { return errors.Is(err, context.Canceled) }

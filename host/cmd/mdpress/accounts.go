@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mdpress/mdpress/core/accounts"
+	"github.com/mdpress/mdpress/host/config"
+)
+
+func newAccounts(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "accounts",
+		Short: "Create and manage accounts, credits and API keys",
+	}
+	// with opens the store for one subcommand and closes it after.
+	with := func(fn func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			c, err := g.load(cmd)
+			if err != nil {
+				return err
+			}
+			st, err := openStore(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return fn(cmd.Context(), st, c, cmd, args)
+		}
+	}
+
+	var plan string
+	var credits int64
+	var asJSON bool
+	create := &cobra.Command{
+		Use:   "create --plan NAME [--credits N] [--json]",
+		Short: "Create an account and its first API key (shown once)",
+		Args:  cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, _ []string) error {
+			var start *int64
+			if cmd.Flags().Changed("credits") {
+				start = &credits
+			}
+			a, err := st.CreateAccount(ctx, plan, start)
+			if err != nil {
+				return err
+			}
+			key, _, err := st.CreateKey(ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(out).Encode(map[string]any{"userId": a.ID, "apiKey": key, "plan": a.Plan, "credits": a.Credits})
+			}
+			fmt.Fprintf(out, "user:    %s\nplan:    %s\ncredits: %d\napi key: %s\n(the key is shown only now; it is stored hashed)\n", a.ID, a.Plan, a.Credits, key)
+			return nil
+		}),
+	}
+	create.Flags().StringVar(&plan, "plan", "free", "plan name from the config")
+	create.Flags().Int64Var(&credits, "credits", 0, "starting balance (default: the plan's monthly credits)")
+	create.Flags().BoolVar(&asJSON, "json", false, `print {"userId":..,"apiKey":..} as JSON`)
+
+	var listJSON bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List accounts",
+		Args:  cobra.NoArgs,
+		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, _ []string) error {
+			all, err := st.Accounts(ctx)
+			if err != nil {
+				return err
+			}
+			if listJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(all)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "USER\tPLAN\tCREDITS\tLAST RESET\tCREATED")
+			for _, a := range all {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", a.ID, a.Plan, a.Credits, a.LastReset.Format(time.RFC3339), a.CreatedAt.Format(time.RFC3339))
+			}
+			return tw.Flush()
+		}),
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print JSON")
+
+	var reason string
+	credit := &cobra.Command{
+		Use:   "credit USER N",
+		Short: "Add N credits to USER's balance (negative N takes away)",
+		Args:  cobra.ExactArgs(2),
+		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+			n, err := strconv.ParseInt(args[1], 10, 64)
+			if err != nil {
+				return fmt.Errorf("N must be a whole number: %q", args[1])
+			}
+			a, err := st.Credit(ctx, args[0], n, reason)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s now has %d credits\n", a.ID, a.Credits)
+			return nil
+		}),
+	}
+	credit.Flags().StringVar(&reason, "reason", "operator credit", "ledger note")
+
+	setPlan := &cobra.Command{
+		Use:   "set-plan USER PLAN",
+		Short: "Move USER to PLAN (credits follow at the next monthly reset)",
+		Args:  cobra.ExactArgs(2),
+		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+			a, err := st.SetPlan(ctx, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s is now on %s\n", a.ID, a.Plan)
+			return nil
+		}),
+	}
+
+	keys := &cobra.Command{Use: "keys", Short: "Create, list and revoke API keys"}
+	var keyJSON bool
+	keyCreate := &cobra.Command{
+		Use:   "create USER",
+		Short: "Issue another API key for USER (shown once)",
+		Args:  cobra.ExactArgs(1),
+		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+			key, info, err := st.CreateKey(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if keyJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]string{"userId": info.UserID, "keyId": info.ID, "apiKey": key})
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "key id:  %s\napi key: %s\n(the key is shown only now)\n", info.ID, key)
+			return nil
+		}),
+	}
+	keyCreate.Flags().BoolVar(&keyJSON, "json", false, "print JSON")
+	keyList := &cobra.Command{
+		Use:   "list USER",
+		Short: "List USER's keys (ids only; keys are never stored)",
+		Args:  cobra.ExactArgs(1),
+		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+			ks, err := st.Keys(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			return printKeys(cmd.OutOrStdout(), ks)
+		}),
+	}
+	keyRevoke := &cobra.Command{
+		Use:   "revoke KEY_ID",
+		Short: "Revoke a key",
+		Args:  cobra.ExactArgs(1),
+		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+			if err := st.RevokeKey(ctx, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", args[0])
+			return nil
+		}),
+	}
+	keys.AddCommand(keyCreate, keyList, keyRevoke)
+	cmd.AddCommand(create, list, credit, setPlan, keys)
+	return cmd
+}
+
+func printKeys(w io.Writer, ks []accounts.KeyInfo) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY ID\tCREATED\tREVOKED")
+	for _, k := range ks {
+		revoked := "-"
+		if k.Revoked() {
+			revoked = k.RevokedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.ID, k.CreatedAt.Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}
+
+// ensureDevAccount creates an account with a key when the store has none,
+// and prints the key: the `make run` first-start experience.
+func ensureDevAccount(ctx context.Context, c *config.Config, plan string, out io.Writer) error {
+	st, err := openStore(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	all, err := st.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	if len(all) > 0 {
+		fmt.Fprintf(out, "mdpress: %d account(s) exist; create another key with: bin/mdpress accounts keys create %s\n", len(all), all[0].ID)
+		return nil
+	}
+	a, err := st.CreateAccount(ctx, plan, nil)
+	if err != nil {
+		return err
+	}
+	key, _, err := st.CreateKey(ctx, a.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nmdpress: created development account %s (plan %s, %d credits)\n", a.ID, a.Plan, a.Credits)
+	fmt.Fprintf(out, "mdpress: API key (shown once, stored hashed):\n\n    export MDPRESS_KEY=%s\n\n", key)
+	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $MDPRESS_KEY\" -H 'Content-Type: application/json' \\\n    -d '{\"markdown\":\"# Hi\"}' %s/v1/pdf/markdown -o hi.pdf\n\n", c.PublicURL())
+	return nil
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mdpress/mdpress/core/accounts"
+	"github.com/mdpress/mdpress/host/config"
+	"github.com/mdpress/mdpress/host/supervisor"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// globals are the flags every command shares. Flags win over MDPRESS_*
+// environment variables, which win over the config file.
+type globals struct {
+	configPath string
+	dataDir    string
+	pluginDir  string
+	logLevel   string
+	logFormat  string
+}
+
+func (g *globals) bind(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.StringVar(&g.configPath, "config", "", "config file (env MDPRESS_CONFIG; default: the embedded configs/mdpress.yaml)")
+	f.StringVar(&g.dataDir, "data-dir", "", "data directory (env MDPRESS_DATA_DIR)")
+	f.StringVar(&g.pluginDir, "plugin-dir", "", "directory of plugin binaries (env MDPRESS_PLUGIN_DIR; default: <binary dir>/plugins)")
+	f.StringVar(&g.logLevel, "log-level", "info", "debug, info, warn or error (env MDPRESS_LOG_LEVEL)")
+	f.StringVar(&g.logFormat, "log-format", "text", "text or json (env MDPRESS_LOG_FORMAT)")
+}
+
+func (g *globals) logger(cmd *cobra.Command) *slog.Logger {
+	level, format := g.logLevel, g.logFormat
+	if v := os.Getenv("MDPRESS_LOG_LEVEL"); v != "" && !cmd.Flags().Changed("log-level") {
+		level = v
+	}
+	if v := os.Getenv("MDPRESS_LOG_FORMAT"); v != "" && !cmd.Flags().Changed("log-format") {
+		format = v
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		lvl = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// load reads the config with environment and flags applied.
+func (g *globals) load(cmd *cobra.Command) (*config.Config, error) {
+	path := g.configPath
+	if path == "" {
+		path = os.Getenv(config.Env.Config)
+	}
+	c, err := config.Load(path, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Flags().Changed("data-dir") {
+		c.DataDir = g.dataDir
+	}
+	if cmd.Flags().Changed("plugin-dir") {
+		c.PluginDir = g.pluginDir
+	}
+	dir, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	c.DataDir = dir
+	if c.PluginDir == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find plugin dir: %w", err)
+		}
+		exe, _ = filepath.EvalSymlinks(exe)
+		c.PluginDir = filepath.Join(filepath.Dir(exe), "plugins")
+	}
+	return c, nil
+}
+
+// openStore opens the account store the config names.
+func openStore(ctx context.Context, c *config.Config) (accounts.Store, error) {
+	dsn := c.Accounts.DSN
+	if c.Accounts.Driver == accounts.DriverSQLite && dsn == "" {
+		dsn = filepath.Join(c.DataDir, "mdpress.db")
+	}
+	return accounts.Open(ctx, c.Accounts.Driver, dsn, c.StagePlans())
+}
+
+// resolveRender turns render.plugin "auto" into render-chrome when a
+// Chromium is found and render-fpdf otherwise, saying so in the log.
+func resolveRender(c *config.Config, log *slog.Logger) {
+	if c.Render.Plugin != "auto" {
+		return
+	}
+	if path := findChromium(c); path != "" {
+		c.Render.Plugin = "render-chrome"
+		log.Info("rendering with render-chrome", "chromium", path)
+		return
+	}
+	c.Render.Plugin = "render-fpdf"
+	log.Warn("no Chromium found: rendering with render-fpdf; CSS, <style> blocks and most inline HTML are not applied " +
+		"(install chromium, or set render.plugin to silence this)")
+}
+
+func findChromium(c *config.Config) string {
+	if block := c.Plugins["render-chrome"]; block != nil {
+		if p, _ := block["chromePath"].(string); p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	for _, p := range []string{"/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if strings.HasPrefix(p, "/") {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+			continue
+		}
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	return ""
+}
+
+// specs builds the supervisor specs for the given stages.
+func specs(c *config.Config, stages ...string) ([]supervisor.Spec, error) {
+	plugins := c.StagePlugins()
+	out := make([]supervisor.Spec, 0, len(stages))
+	for _, s := range stages {
+		name := plugins[s]
+		block, err := c.PluginConfig(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, supervisor.Spec{Stage: s, Plugin: name, Config: &stage.ConfigureRequest{
+			Config: block, DataDir: c.DataDir, PublicURL: c.PublicURL(),
+			Accounts: stage.AccountsConfig{Driver: c.Accounts.Driver, DSN: c.Accounts.DSN},
+			Plans:    c.StagePlans(),
+		}})
+	}
+	return out, nil
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mdpress/mdpress/host/supervisor"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+func newPlugins(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "plugins", Short: "List and check the stage plugins"}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List plugin binaries and which stage each configured one serves",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := g.load(cmd)
+			if err != nil {
+				return err
+			}
+			entries, err := os.ReadDir(c.PluginDir)
+			if err != nil {
+				return fmt.Errorf("plugin dir: %w", err)
+			}
+			used := map[string]string{}
+			for s, p := range c.StagePlugins() {
+				used[p] = s
+			}
+			names := []string{}
+			for _, e := range entries {
+				if !e.IsDir() {
+					names = append(names, e.Name())
+				}
+			}
+			sort.Strings(names)
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintf(tw, "PLUGIN\tSTAGE IN USE\t(%s)\n", c.PluginDir)
+			for _, n := range names {
+				s := used[n]
+				if s == "" {
+					s = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t\n", n, s)
+			}
+			return tw.Flush()
+		},
+	}
+	var asJSON bool
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Start every configured plugin, configure and health-check it, then stop",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := g.logger(cmd)
+			c, err := g.load(cmd)
+			if err != nil {
+				return err
+			}
+			resolveRender(c, log)
+			if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
+				return err
+			}
+			sp, err := specs(c, stage.Names...)
+			if err != nil {
+				return err
+			}
+			sup := supervisor.New(log, c.PluginDir)
+			startErr := sup.Start(cmd.Context(), sp)
+			defer sup.Stop()
+			if startErr != nil {
+				return startErr
+			}
+			status := sup.Status()
+			info := sup.Info()
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"status": status, "info": info})
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "STAGE\tPLUGIN\tHEALTHY\tVERSION\tCAPABILITIES")
+			for _, s := range status {
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%v\n", s.Stage, s.Plugin, s.Healthy, info[s.Stage].Version, info[s.Stage].Capabilities)
+			}
+			return tw.Flush()
+		},
+	}
+	check.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(list, check)
+	return cmd
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+
+	"github.com/mdpress/mdpress/host/api"
+	"github.com/mdpress/mdpress/host/config"
+	"github.com/mdpress/mdpress/host/metrics"
+	"github.com/mdpress/mdpress/host/supervisor"
+	"github.com/mdpress/mdpress/host/web"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+func newServe(g *globals) *cobra.Command {
+	var addr, backend, sink, publicURL, devPlan string
+	var devAccount bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API over the configured stage plugins",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := g.logger(cmd)
+			c, err := g.load(cmd)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("addr") {
+				c.Server.Addr = addr
+			}
+			if cmd.Flags().Changed("backend") {
+				c.SetBackend(backend)
+			}
+			if cmd.Flags().Changed("sink") {
+				c.SetSink(sink)
+			}
+			if cmd.Flags().Changed("public-url") {
+				c.Server.PublicURL = publicURL
+			}
+			if err := c.Validate(); err != nil {
+				return err
+			}
+			resolveRender(c, log)
+			if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
+				return fmt.Errorf("data dir: %w", err)
+			}
+			ctx := cmd.Context()
+			if devAccount {
+				if err := ensureDevAccount(ctx, c, devPlan, cmd.OutOrStdout()); err != nil {
+					return err
+				}
+			}
+
+			reg := prometheus.NewRegistry()
+			m := metrics.New(reg)
+			sup := supervisor.New(log, c.PluginDir, supervisor.WithRestartHook(m.PluginRestarted))
+			sp, err := specs(c, stage.Names...)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			if err := sup.Start(ctx, sp); err != nil {
+				return err
+			}
+			defer sup.Stop()
+			log.Info("plugins ready", "took", time.Since(start).Round(time.Millisecond), "render", c.Render.Plugin, "sink", c.Sink.Plugin, "accounts", c.Accounts.Driver)
+
+			handler := api.New(api.Options{
+				PublicURL: c.PublicURL(), MaxBodyBytes: c.Server.MaxBodyBytes, MaxHostedBytes: c.Sink.MaxFileBytes,
+				RequestTimeout: c.Server.RequestTimeout, CreditsPerConversion: c.Credits.PerConversion,
+				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL,
+				MetricsSource: pluginMetrics(sup), Dashboard: web.Handler(),
+			}, log, sup, m)
+
+			ln, err := net.Listen("tcp", c.Server.Addr)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{
+				Handler:           handler,
+				ReadHeaderTimeout: 10 * time.Second,
+				ReadTimeout:       time.Minute,
+				WriteTimeout:      c.Server.RequestTimeout + time.Minute,
+				IdleTimeout:       2 * time.Minute,
+			}
+			runCtx, cancelRun := context.WithCancel(ctx)
+			defer cancelRun()
+			go sup.Run(runCtx)
+
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			log.Info("serving", "addr", ln.Addr().String(), "publicURL", c.PublicURL(), "dataDir", c.DataDir)
+			select {
+			case err := <-errc:
+				return err
+			case <-ctx.Done():
+			}
+			log.Info("shutting down: draining in-flight requests", "timeout", c.Server.ShutdownTimeout)
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Server.ShutdownTimeout)
+			defer cancel()
+			err = srv.Shutdown(sctx)
+			cancelRun()
+			sup.Stop()
+			log.Info("stopped")
+			if errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("shutdown: requests still running after %s", c.Server.ShutdownTimeout)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "", "listen address HOST:PORT (env "+config.Env.Addr+")")
+	f.StringVar(&backend, "backend", "", "render backend: chrome, fpdf or auto (env "+config.Env.Backend+")")
+	f.StringVar(&sink, "sink", "", "hosted-file sink: disk or s3 (env "+config.Env.Sink+")")
+	f.StringVar(&publicURL, "public-url", "", "base of hosted-file URLs (env "+config.Env.PublicURL+")")
+	f.BoolVar(&devAccount, "dev-account", false, "create a development account on first start and print its API key")
+	f.StringVar(&devPlan, "dev-plan", "pro", "plan of the development account")
+	return cmd
+}
+
+func pluginMetrics(sup *supervisor.Supervisor) metrics.PluginSource {
+	return func(ctx context.Context) map[string][]byte {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		out := map[string][]byte{}
+		sup.Each(func(stageName, _ string, c *sdkplugin.Client) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if text, err := c.Metrics(ctx); err == nil && len(text) > 0 {
+					mu.Lock()
+					out[stageName] = text
+					mu.Unlock()
+				}
+			}()
+		})
+		wg.Wait()
+		return out
+	}
+}

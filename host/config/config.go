@@ -1,0 +1,309 @@
+// Package config loads the host's YAML configuration strictly (an unknown
+// key is an error naming it), then applies MDPRESS_* environment overrides;
+// the command line applies flags last. The embedded default is
+// configs/mdpress.yaml, kept identical to the copy in this package.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+//go:embed mdpress.yaml
+var defaultYAML []byte
+
+// Default returns the embedded default configuration.
+func Default() []byte { return bytes.Clone(defaultYAML) }
+
+// Config is the whole host configuration.
+type Config struct {
+	Server    Server                    `yaml:"server"`
+	DataDir   string                    `yaml:"dataDir"`
+	PluginDir string                    `yaml:"pluginDir"`
+	Accounts  Accounts                  `yaml:"accounts"`
+	Credits   Credits                   `yaml:"credits"`
+	Plans     []Plan                    `yaml:"plans"`
+	Auth      Stage                     `yaml:"auth"`
+	Meter     Stage                     `yaml:"meter"`
+	Parse     Stage                     `yaml:"parse"`
+	Style     Stage                     `yaml:"style"`
+	Render    Stage                     `yaml:"render"`
+	Sink      SinkStage                 `yaml:"sink"`
+	Plugins   map[string]map[string]any `yaml:"plugins"`
+}
+
+type Server struct {
+	Addr            string        `yaml:"addr"`
+	PublicURL       string        `yaml:"publicURL"`
+	MaxBodyBytes    int64         `yaml:"maxBodyBytes"`
+	RequestTimeout  time.Duration `yaml:"requestTimeout"`
+	ShutdownTimeout time.Duration `yaml:"shutdownTimeout"`
+}
+
+type Accounts struct {
+	Driver string `yaml:"driver"`
+	DSN    string `yaml:"dsn"`
+}
+
+type Credits struct {
+	PerConversion int64  `yaml:"perConversion"`
+	WatermarkText string `yaml:"watermarkText"`
+}
+
+type Plan struct {
+	Name            string `yaml:"name"`
+	MonthlyCredits  int64  `yaml:"monthlyCredits"`
+	Watermark       bool   `yaml:"watermark"`
+	RetentionDays   int64  `yaml:"retentionDays"`
+	RateLimitPerMin int64  `yaml:"rateLimitPerMin"`
+}
+
+// Stage names the plugin that serves a stage.
+type Stage struct {
+	Plugin  string        `yaml:"plugin"`
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// SinkStage adds the hosted-file settings the host enforces.
+type SinkStage struct {
+	Plugin       string        `yaml:"plugin"`
+	Timeout      time.Duration `yaml:"timeout"`
+	MaxFileBytes int64         `yaml:"maxFileBytes"`
+	MinTTL       time.Duration `yaml:"minTTL"`
+}
+
+// Load reads path, or the embedded default when path is empty, then applies
+// the environment (getenv, normally os.Getenv).
+func Load(path string, getenv func(string) string) (*Config, error) {
+	data := defaultYAML
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read config: %w", err)
+		}
+		data = b
+	}
+	c, err := Parse(data)
+	if err != nil {
+		if path != "" {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, err
+	}
+	if err := c.applyEnv(getenv); err != nil {
+		return nil, err
+	}
+	return c, c.Validate()
+}
+
+// Parse decodes YAML strictly and fills defaults for keys left out.
+func Parse(data []byte) (*Config, error) {
+	c := &Config{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c.fillDefaults()
+	return c, nil
+}
+
+func (c *Config) fillDefaults() {
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&c.Server.Addr, "127.0.0.1:8080")
+	def(&c.DataDir, "data")
+	def(&c.Accounts.Driver, "sqlite")
+	def(&c.Auth.Plugin, "auth-apikey")
+	def(&c.Meter.Plugin, "meter-credits")
+	def(&c.Parse.Plugin, "parse-goldmark")
+	def(&c.Style.Plugin, "style-themes")
+	def(&c.Render.Plugin, "auto")
+	def(&c.Sink.Plugin, "sink-disk")
+	if c.Server.MaxBodyBytes == 0 {
+		c.Server.MaxBodyBytes = 10 << 20
+	}
+	if c.Server.RequestTimeout == 0 {
+		c.Server.RequestTimeout = 2 * time.Minute
+	}
+	if c.Server.ShutdownTimeout == 0 {
+		c.Server.ShutdownTimeout = 30 * time.Second
+	}
+	if c.Credits.PerConversion == 0 {
+		c.Credits.PerConversion = 1
+	}
+	if c.Sink.MaxFileBytes == 0 {
+		c.Sink.MaxFileBytes = 50 << 20
+	}
+	if c.Sink.MinTTL == 0 {
+		c.Sink.MinTTL = 7 * 24 * time.Hour
+	}
+	if c.Plugins == nil {
+		c.Plugins = map[string]map[string]any{}
+	}
+}
+
+// Env names the environment twins of the flags and limits.
+var Env = struct {
+	Config, Addr, DataDir, Backend, Sink, PublicURL, MaxHostedBytes, MaxBodyBytes, PluginDir, AccountsDriver, AccountsDSN string
+}{
+	"MDPRESS_CONFIG", "MDPRESS_ADDR", "MDPRESS_DATA_DIR", "MDPRESS_BACKEND", "MDPRESS_SINK", "MDPRESS_PUBLIC_URL",
+	"MDPRESS_MAX_HOSTED_BYTES", "MDPRESS_MAX_BODY_BYTES", "MDPRESS_PLUGIN_DIR", "MDPRESS_ACCOUNTS_DRIVER", "MDPRESS_ACCOUNTS_DSN",
+}
+
+func (c *Config) applyEnv(getenv func(string) string) error {
+	set := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	set(Env.Addr, &c.Server.Addr)
+	set(Env.DataDir, &c.DataDir)
+	set(Env.PublicURL, &c.Server.PublicURL)
+	set(Env.PluginDir, &c.PluginDir)
+	set(Env.AccountsDriver, &c.Accounts.Driver)
+	set(Env.AccountsDSN, &c.Accounts.DSN)
+	if v := getenv(Env.Backend); v != "" {
+		c.SetBackend(v)
+	}
+	if v := getenv(Env.Sink); v != "" {
+		c.SetSink(v)
+	}
+	for name, dst := range map[string]*int64{Env.MaxHostedBytes: &c.Sink.MaxFileBytes, Env.MaxBodyBytes: &c.Server.MaxBodyBytes} {
+		if v := getenv(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s=%q: want a positive number of bytes", name, v)
+			}
+			*dst = n
+		}
+	}
+	return nil
+}
+
+// SetBackend selects the render plugin: "chrome", "fpdf", "auto" or a full
+// plugin name.
+func (c *Config) SetBackend(v string) {
+	switch v {
+	case "chrome", "fpdf":
+		c.Render.Plugin = "render-" + v
+	default:
+		c.Render.Plugin = v
+	}
+}
+
+// SetSink selects the sink plugin: "disk", "s3" or a full plugin name.
+func (c *Config) SetSink(v string) {
+	switch v {
+	case "disk", "s3":
+		c.Sink.Plugin = "sink-" + v
+	default:
+		c.Sink.Plugin = v
+	}
+}
+
+// Validate checks values that decoding cannot.
+func (c *Config) Validate() error {
+	if len(c.Plans) == 0 {
+		return fmt.Errorf("config: plans: at least one plan is required")
+	}
+	seen := map[string]bool{}
+	for i, p := range c.Plans {
+		if p.Name == "" {
+			return fmt.Errorf("config: plans[%d].name is empty", i)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("config: plans[%d].name %q is defined twice", i, p.Name)
+		}
+		seen[p.Name] = true
+		if p.MonthlyCredits < 0 || p.RetentionDays < 0 || p.RateLimitPerMin < 0 {
+			return fmt.Errorf("config: plans[%d] (%s): numbers must not be negative", i, p.Name)
+		}
+	}
+	switch c.Accounts.Driver {
+	case "sqlite", "postgres":
+	default:
+		return fmt.Errorf("config: accounts.driver %q: want sqlite or postgres", c.Accounts.Driver)
+	}
+	if c.Accounts.Driver == "postgres" && c.Accounts.DSN == "" {
+		return fmt.Errorf("config: accounts.dsn is required for postgres (set %s)", Env.AccountsDSN)
+	}
+	if c.Credits.PerConversion < 0 {
+		return fmt.Errorf("config: credits.perConversion must not be negative")
+	}
+	for _, s := range []struct{ key, plugin string }{
+		{"auth.plugin", c.Auth.Plugin}, {"meter.plugin", c.Meter.Plugin}, {"parse.plugin", c.Parse.Plugin},
+		{"style.plugin", c.Style.Plugin}, {"render.plugin", c.Render.Plugin}, {"sink.plugin", c.Sink.Plugin},
+	} {
+		if strings.ContainsAny(s.plugin, `/\`) || s.plugin == ".." {
+			return fmt.Errorf("config: %s %q must be a plugin name, not a path", s.key, s.plugin)
+		}
+	}
+	return nil
+}
+
+// StagePlugins returns the plugin name per stage, in pipeline order.
+func (c *Config) StagePlugins() map[string]string {
+	return map[string]string{
+		stage.NameAuth: c.Auth.Plugin, stage.NameMeter: c.Meter.Plugin, stage.NameParse: c.Parse.Plugin,
+		stage.NameStyle: c.Style.Plugin, stage.NameRender: c.Render.Plugin, stage.NameSink: c.Sink.Plugin,
+	}
+}
+
+// PluginConfig returns a plugin's config block as JSON ({} when absent).
+func (c *Config) PluginConfig(name string) ([]byte, error) {
+	block := c.Plugins[name]
+	if block == nil {
+		return []byte("{}"), nil
+	}
+	b, err := json.Marshal(block)
+	if err != nil {
+		return nil, fmt.Errorf("config: plugins.%s: %w", name, err)
+	}
+	return b, nil
+}
+
+// StagePlans converts the plans for plugins.
+func (c *Config) StagePlans() []stage.Plan {
+	out := make([]stage.Plan, len(c.Plans))
+	for i, p := range c.Plans {
+		out[i] = stage.Plan{Name: p.Name, MonthlyCredits: p.MonthlyCredits, Watermark: p.Watermark,
+			RetentionDays: p.RetentionDays, RateLimitPerMin: p.RateLimitPerMin}
+	}
+	return out
+}
+
+// Plan returns the named plan.
+func (c *Config) Plan(name string) (Plan, bool) {
+	for _, p := range c.Plans {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Plan{}, false
+}
+
+// PublicURL is the base of hosted-file URLs.
+func (c *Config) PublicURL() string {
+	if c.Server.PublicURL != "" {
+		return strings.TrimRight(c.Server.PublicURL, "/")
+	}
+	return "http://" + c.Server.Addr
+}
+
+// AbsDataDir returns the data dir as an absolute path.
+func (c *Config) AbsDataDir() (string, error) { return filepath.Abs(c.DataDir) }

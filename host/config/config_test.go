@@ -1,0 +1,93 @@
+package config
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestEmbeddedDefaultMatchesConfigsDir(t *testing.T) {
+	onDisk, err := os.ReadFile("../../configs/mdpress.yaml")
+	if err != nil {
+		t.Skipf("configs/mdpress.yaml not beside the module: %v", err)
+	}
+	if !bytes.Equal(onDisk, defaultYAML) {
+		t.Fatal("configs/mdpress.yaml and host/config/mdpress.yaml differ; copy one onto the other")
+	}
+}
+
+func TestDefault(t *testing.T) {
+	c, err := Load("", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, ok := c.Plan("free")
+	if !ok || free.MonthlyCredits != 50 || !free.Watermark || free.RetentionDays != 0 || free.RateLimitPerMin != 60 {
+		t.Errorf("free plan: %+v", free)
+	}
+	pro, ok := c.Plan("pro")
+	if !ok || pro.MonthlyCredits != 5000 || pro.Watermark || pro.RetentionDays != 30 {
+		t.Errorf("pro plan: %+v", pro)
+	}
+	if c.Accounts.Driver != "sqlite" || c.Sink.Plugin != "sink-disk" || c.Render.Plugin != "auto" {
+		t.Errorf("defaults: %+v %+v %+v", c.Accounts, c.Sink, c.Render)
+	}
+	if c.Sink.MaxFileBytes != 50<<20 || c.Server.MaxBodyBytes != 10<<20 {
+		t.Errorf("limits: %d %d", c.Sink.MaxFileBytes, c.Server.MaxBodyBytes)
+	}
+	if c.PublicURL() != "http://127.0.0.1:8080" {
+		t.Errorf("public URL %q", c.PublicURL())
+	}
+}
+
+func TestEnvironmentOverrides(t *testing.T) {
+	env := map[string]string{
+		"MDPRESS_ADDR": "127.0.0.1:9999", "MDPRESS_BACKEND": "fpdf", "MDPRESS_SINK": "s3",
+		"MDPRESS_MAX_HOSTED_BYTES": "60000", "MDPRESS_PUBLIC_URL": "https://pdf.example.com/",
+	}
+	c, err := Load("", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.Addr != "127.0.0.1:9999" || c.Render.Plugin != "render-fpdf" || c.Sink.Plugin != "sink-s3" ||
+		c.Sink.MaxFileBytes != 60000 || c.PublicURL() != "https://pdf.example.com" {
+		t.Fatalf("overrides not applied: %+v", c)
+	}
+	env["MDPRESS_MAX_BODY_BYTES"] = "lots"
+	if _, err := Load("", func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "MDPRESS_MAX_BODY_BYTES") {
+		t.Fatalf("bad number accepted: %v", err)
+	}
+}
+
+func TestStrict(t *testing.T) {
+	tests := []struct{ yaml, want string }{
+		{"server:\n  adress: x\n", "adress"},
+		{"plans: []\n", "at least one plan"},
+		{"plans:\n  - name: a\n  - name: a\n", "twice"},
+		{"plans:\n  - name: a\naccounts:\n  driver: mysql\n", "mysql"},
+		{"plans:\n  - name: a\nrender:\n  plugin: ../../bin/sh\n", "not a path"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		path := dir + "/c.yaml"
+		if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err = %v, want mention of %q", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+func TestPluginConfigJSON(t *testing.T) {
+	c, _ := Parse([]byte("plans:\n  - name: a\nplugins:\n  render-chrome:\n    tabs: 3\n"))
+	b, err := c.PluginConfig("render-chrome")
+	if err != nil || string(b) != `{"tabs":3}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	if b, _ := c.PluginConfig("nope"); string(b) != "{}" {
+		t.Fatalf("absent block = %s", b)
+	}
+}

@@ -1,0 +1,236 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/host/internal/pdfcheck"
+)
+
+// TestHiOnEveryBackend is the README's first curl: {"markdown":"# Hi"} gives
+// an A4 PDF whose text is "Hi", on each render backend, chosen by flag only.
+func TestHiOnEveryBackend(t *testing.T) {
+	pdfcheck.Require(t)
+	for _, backend := range []string{"fpdf", "chrome"} {
+		t.Run(backend, func(t *testing.T) {
+			if backend == "chrome" && !chromiumAvailable() {
+				t.Skip("chromium not installed (apt-get install chromium)")
+			}
+			h := startHost(t, withArgs("--backend", backend))
+			_, key := h.account("pro", -1)
+			resp, body := h.post(key, map[string]string{"markdown": "# Hi"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, body)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/pdf" {
+				t.Fatalf("Content-Type %q", ct)
+			}
+			info := pdfcheck.Read(t, body)
+			if math.Abs(info.WidthPt-595.28) > 1 || math.Abs(info.HeightPt-841.89) > 1 || info.Pages != 1 {
+				t.Fatalf("want one A4 page, got %d pages of %.2fx%.2f", info.Pages, info.WidthPt, info.HeightPt)
+			}
+			if text := strings.Join(strings.Fields(pdfcheck.PageText(t, body)[0]), " "); !strings.HasPrefix(text, "Hi") {
+				t.Fatalf("text %q does not start with Hi", text)
+			}
+			if !strings.Contains(h.logs.String(), "render-"+backend) {
+				t.Fatalf("host did not say it serves render-%s", backend)
+			}
+		})
+	}
+}
+
+// TestOnePluginProcessPerStage: ps shows one child process per stage.
+func TestOnePluginProcessPerStage(t *testing.T) {
+	h := startHost(t, withArgs("--backend", "fpdf"))
+	kids := children(h.pid())
+	want := map[string]bool{"auth-apikey": true, "meter-credits": true, "parse-goldmark": true, "style-themes": true, "render-fpdf": true, "sink-disk": true}
+	got := map[string]int{}
+	for _, name := range kids {
+		got[name]++
+	}
+	for name := range want {
+		if got[name] != 1 {
+			t.Errorf("%s: %d processes, want 1 (children: %v)", name, got[name], kids)
+		}
+	}
+	if len(kids) != len(want) {
+		t.Errorf("host has %d children, want %d: %v", len(kids), len(want), kids)
+	}
+}
+
+// TestKilledPluginIsRelaunched: SIGKILL a stage plugin; the next request
+// succeeds and the restart is counted.
+func TestKilledPluginIsRelaunched(t *testing.T) {
+	pdfcheck.Require(t)
+	h := startHost(t, withArgs("--backend", "fpdf"))
+	_, key := h.account("pro", -1)
+	for _, victim := range []string{"render-fpdf", "parse-goldmark"} {
+		var pid int
+		for p, name := range children(h.pid()) {
+			if name == victim {
+				pid = p
+			}
+		}
+		if pid == 0 {
+			t.Fatalf("no %s process", victim)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for alive(pid) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		resp, body := h.post(key, map[string]string{"markdown": "# After " + victim})
+		if resp.StatusCode != 200 {
+			t.Fatalf("after killing %s: status %d: %s", victim, resp.StatusCode, body)
+		}
+		if !strings.Contains(pdfcheck.Text(t, body), "After "+victim) {
+			t.Fatalf("wrong PDF after killing %s", victim)
+		}
+	}
+	_, metrics := h.do("GET", "/metrics", "", nil, nil)
+	for _, victim := range []string{"render-fpdf", "parse-goldmark"} {
+		if !strings.Contains(string(metrics), `mdpress_plugin_restarts_total{plugin="`+victim+`"} 1`) {
+			t.Errorf("restart of %s not counted", victim)
+		}
+	}
+	if !strings.Contains(string(metrics), `mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"}`) {
+		t.Error("stage histogram missing from /metrics")
+	}
+}
+
+// TestSIGTERMDrains: requests in flight when SIGTERM arrives complete, the
+// host exits 0, and no plugin or browser process is left behind.
+func TestSIGTERMDrains(t *testing.T) {
+	pdfcheck.Require(t)
+	backend := "fpdf"
+	if chromiumAvailable() {
+		backend = "chrome"
+	}
+	h := startHost(t, withArgs("--backend", backend))
+	_, key := h.account("pro", -1)
+	// Warm up so the browser and all its processes exist.
+	if resp, body := h.post(key, map[string]string{"markdown": "# warm"}); resp.StatusCode != 200 {
+		t.Fatalf("warm-up: %d %s", resp.StatusCode, body)
+	}
+	tree := descendants(h.pid())
+	if len(tree) < 6 {
+		t.Fatalf("expected at least 6 descendant processes, got %v", tree)
+	}
+	md, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "large.md"))
+	if err != nil {
+		md = []byte(strings.Repeat("## Section\n\nSome paragraph text that takes a while to lay out.\n\n", 3000))
+	}
+	const inFlight = 3
+	var wg sync.WaitGroup
+	codes := make([]int, inFlight)
+	sizes := make([]int, inFlight)
+	for i := range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := json.Marshal(map[string]string{"markdown": string(md)})
+			req, _ := http.NewRequest("POST", h.URL+"/v1/pdf/markdown", strings.NewReader(string(b)))
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				codes[i] = -1
+				return
+			}
+			defer resp.Body.Close()
+			buf := make([]byte, 1<<20)
+			for {
+				n, err := resp.Body.Read(buf)
+				sizes[i] += n
+				if err != nil {
+					break
+				}
+			}
+			codes[i] = resp.StatusCode
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // let the requests reach the pipeline
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	select {
+	case <-h.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("host did not exit within 60s of SIGTERM")
+	}
+	if h.exitErr != nil {
+		t.Fatalf("host exit: %v", h.exitErr)
+	}
+	for i, c := range codes {
+		if c != 200 || sizes[i] < 1000 {
+			t.Errorf("in-flight request %d: status %d, %d bytes", i, c, sizes[i])
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range tree {
+		for alive(p) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(p) {
+			comm, _ := os.ReadFile("/proc/" + itoa(p) + "/comm")
+			t.Errorf("process %d (%s) outlived the host", p, strings.TrimSpace(string(comm)))
+		}
+	}
+}
+
+// TestHostedURLAndUserInfo: output=url gives a URL that downloads with a
+// plain GET, and /v1/user/info reports the charge.
+func TestHostedURLAndUserInfo(t *testing.T) {
+	pdfcheck.Require(t)
+	h := startHost(t, withArgs("--backend", "fpdf"))
+	user, key := h.account("pro", 10)
+	resp, body := h.post(key, map[string]string{"markdown": "# Hosted\n\nbody", "output": "url"})
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	var out struct{ URL string }
+	if err := json.Unmarshal(body, &out); err != nil || !strings.HasPrefix(out.URL, h.URL+"/v1/files/") {
+		t.Fatalf("url response %s", body)
+	}
+	got, err := http.Get(out.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Body.Close()
+	pdf := make([]byte, 0)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := got.Body.Read(buf)
+		pdf = append(pdf, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	if got.StatusCode != 200 || !strings.Contains(pdfcheck.Text(t, pdf), "Hosted") {
+		t.Fatalf("download: %d", got.StatusCode)
+	}
+	resp, body = h.do("GET", "/v1/user/info", key, nil, nil)
+	var info struct {
+		UserID       string `json:"userId"`
+		Subscription struct {
+			PlanName       string `json:"planName"`
+			CurrentCredits int    `json:"currentCredits"`
+		} `json:"subscription"`
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(body, &info) != nil || info.UserID != user ||
+		info.Subscription.CurrentCredits != 9 || info.Subscription.PlanName != "pro" {
+		t.Fatalf("user info %d: %s", resp.StatusCode, body)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,155 @@
+// Package metrics holds the host's Prometheus registry: stage latencies
+// recorded around every plugin call (so third-party plugins are measured the
+// same way), HTTP traffic by route template, plugin restarts, credits and PDF
+// sizes, plus the plugins' own families gathered over gRPC.
+package metrics
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Metrics are the host's collectors.
+type Metrics struct {
+	reg            *prometheus.Registry
+	stageDuration  *prometheus.HistogramVec
+	httpRequests   *prometheus.CounterVec
+	httpDuration   *prometheus.HistogramVec
+	pluginRestarts *prometheus.CounterVec
+	creditsCharged prometheus.Counter
+	pdfPages       prometheus.Histogram
+	pdfBytes       prometheus.Histogram
+}
+
+// New registers the host's families on reg.
+func New(reg *prometheus.Registry) *Metrics {
+	m := &Metrics{
+		reg: reg,
+		stageDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mdpress_stage_duration_seconds",
+			Help:    "Time spent in one plugin call, by stage, plugin and outcome (ok or an error kind).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"stage", "plugin", "outcome"}),
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mdpress_http_requests_total",
+			Help: "HTTP requests by route template and status code.",
+		}, []string{"route", "code"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mdpress_http_request_duration_seconds",
+			Help:    "HTTP request latency by route template.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
+		}, []string{"route"}),
+		pluginRestarts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mdpress_plugin_restarts_total",
+			Help: "Plugin processes relaunched after exiting or failing health checks.",
+		}, []string{"plugin"}),
+		creditsCharged: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mdpress_credits_charged_total",
+			Help: "Credits committed for delivered PDFs.",
+		}),
+		pdfPages: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "mdpress_pdf_pages",
+			Help:    "Pages per produced PDF.",
+			Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000},
+		}),
+		pdfBytes: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "mdpress_pdf_bytes",
+			Help:    "Size of produced PDFs in bytes.",
+			Buckets: prometheus.ExponentialBuckets(4096, 4, 10),
+		}),
+	}
+	reg.MustRegister(m.stageDuration, m.httpRequests, m.httpDuration, m.pluginRestarts,
+		m.creditsCharged, m.pdfPages, m.pdfBytes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// ObserveStage records one plugin call.
+func (m *Metrics) ObserveStage(stageName, plugin string, d time.Duration, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = stage.CodeOf(err).String()
+	}
+	m.stageDuration.WithLabelValues(stageName, plugin, outcome).Observe(d.Seconds())
+}
+
+// ObserveHTTP records one request by its route template.
+func (m *Metrics) ObserveHTTP(route string, code int, d time.Duration) {
+	m.httpRequests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// PluginRestarted counts a relaunch.
+func (m *Metrics) PluginRestarted(plugin string) { m.pluginRestarts.WithLabelValues(plugin).Inc() }
+
+// Delivered records a delivered PDF and its charge.
+func (m *Metrics) Delivered(credits int64, pages int, size int) {
+	m.creditsCharged.Add(float64(credits))
+	m.pdfPages.Observe(float64(pages))
+	m.pdfBytes.Observe(float64(size))
+}
+
+// PluginSource yields the text exposition of every live plugin.
+type PluginSource func(ctx context.Context) map[string][]byte
+
+// Handler serves the registry merged with the plugins' families. A plugin
+// family whose name clashes with a host family is dropped, not fatal.
+func (m *Metrics) Handler(src PluginSource) http.Handler {
+	gatherers := prometheus.Gatherers{m.reg}
+	if src != nil {
+		gatherers = append(gatherers, pluginGatherer{src: src, host: m.reg})
+	}
+	return promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+type pluginGatherer struct {
+	src  PluginSource
+	host prometheus.Gatherer
+}
+
+func (g pluginGatherer) Gather() ([]*dto.MetricFamily, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	hostFams, _ := g.host.Gather()
+	taken := map[string]bool{}
+	for _, f := range hostFams {
+		taken[f.GetName()] = true
+	}
+	merged := map[string]*dto.MetricFamily{}
+	for _, text := range g.src(ctx) {
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
+		if err != nil {
+			continue
+		}
+		for name, f := range fams {
+			if taken[name] {
+				continue
+			}
+			if have, ok := merged[name]; ok {
+				have.Metric = append(have.Metric, f.Metric...)
+			} else {
+				merged[name] = f
+			}
+		}
+	}
+	out := make([]*dto.MetricFamily, 0, len(merged))
+	for _, f := range merged {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out, nil
+}

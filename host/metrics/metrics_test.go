@@ -1,0 +1,62 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+func TestLintAndMerge(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg)
+	m.ObserveStage("render", "render-fpdf", 10*time.Millisecond, nil)
+	m.ObserveStage("render", "render-fpdf", time.Second, stage.Errorf(stage.CodeTimeout, "slow"))
+	m.ObserveStage("parse", "parse-goldmark", time.Millisecond, errors.New("boom"))
+	m.ObserveHTTP("/v1/pdf/markdown", 200, time.Second)
+	m.PluginRestarted("render-chrome")
+	m.Delivered(1, 3, 12345)
+
+	problems, err := testutil.GatherAndLint(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+
+	src := func(context.Context) map[string][]byte {
+		return map[string][]byte{
+			"render": []byte("# HELP mdpress_chrome_tabs_busy Tabs rendering now.\n# TYPE mdpress_chrome_tabs_busy gauge\nmdpress_chrome_tabs_busy 2\n"),
+			"bad":    []byte("not { exposition"),
+			"clash":  []byte("# TYPE mdpress_credits_charged_total counter\nmdpress_credits_charged_total 99\n"),
+		}
+	}
+	rec := httptest.NewRecorder()
+	m.Handler(src).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{
+		`mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"} 1`,
+		`mdpress_stage_duration_seconds_count{outcome="timeout",plugin="render-fpdf",stage="render"} 1`,
+		`mdpress_stage_duration_seconds_count{outcome="internal",plugin="parse-goldmark",stage="parse"} 1`,
+		`mdpress_http_requests_total{code="200",route="/v1/pdf/markdown"} 1`,
+		`mdpress_plugin_restarts_total{plugin="render-chrome"} 1`,
+		`mdpress_credits_charged_total 1`,
+		`mdpress_chrome_tabs_busy 2`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(string(body), "99") && strings.Contains(string(body), "mdpress_credits_charged_total 99") {
+		t.Error("a plugin overrode a host family")
+	}
+}

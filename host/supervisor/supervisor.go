@@ -1,0 +1,382 @@
+// Package supervisor runs the stage plugins as child processes: it launches
+// each configured binary through go-plugin, configures and health-checks it,
+// relaunches one that dies or stops answering, and kills them all on
+// shutdown. Plugins run in their own process group with a parent-death
+// signal, so none outlives the host.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Spec says which plugin serves a stage and how it is configured.
+type Spec struct {
+	Stage  string
+	Plugin string // binary name under the plugin dir
+	Config *stage.ConfigureRequest
+}
+
+// Supervisor owns the plugin processes.
+type Supervisor struct {
+	log       *slog.Logger
+	dir       string
+	onRestart func(plugin string)
+	interval  time.Duration
+
+	mu    sync.RWMutex
+	slots map[string]*slot // by stage
+}
+
+// Option configures a Supervisor.
+type Option func(*Supervisor)
+
+// WithRestartHook is called after a plugin was relaunched.
+func WithRestartHook(fn func(plugin string)) Option { return func(s *Supervisor) { s.onRestart = fn } }
+
+// WithHealthInterval sets how often plugins are health-checked.
+func WithHealthInterval(d time.Duration) Option { return func(s *Supervisor) { s.interval = d } }
+
+// New returns a supervisor for plugin binaries in dir. It starts nothing.
+func New(log *slog.Logger, dir string, opts ...Option) *Supervisor {
+	s := &Supervisor{log: log, dir: dir, onRestart: func(string) {}, interval: 2 * time.Second, slots: map[string]*slot{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Start launches, configures and health-checks every plugin, concurrently.
+// On error every plugin already started is stopped.
+func (s *Supervisor) Start(ctx context.Context, specs []Spec) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(specs))
+	slots := make([]*slot, len(specs))
+	for i, sp := range specs {
+		path, err := s.binary(sp.Plugin)
+		if err != nil {
+			return err
+		}
+		slots[i] = &slot{spec: sp, path: path, log: s.log.With("plugin", sp.Plugin)}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = slots[i].launch(ctx)
+		}(i)
+	}
+	wg.Wait()
+	s.mu.Lock()
+	for _, sl := range slots {
+		s.slots[sl.spec.Stage] = sl
+	}
+	s.mu.Unlock()
+	if err := errors.Join(errs...); err != nil {
+		s.Stop()
+		return err
+	}
+	return nil
+}
+
+func (s *Supervisor) binary(name string) (string, error) {
+	path := filepath.Join(s.dir, name)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("plugin %s: %w (build it with make build, or set pluginDir)", name, err)
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("plugin %s: %s is not an executable file", name, path)
+	}
+	return path, nil
+}
+
+// Client returns the live client of a stage, relaunching its plugin first if
+// the process has exited, so the request after a crash succeeds.
+func (s *Supervisor) Client(ctx context.Context, stageName string) (*sdkplugin.Client, error) {
+	s.mu.RLock()
+	sl := s.slots[stageName]
+	s.mu.RUnlock()
+	if sl == nil {
+		return nil, stage.Errorf(stage.CodeUnavailable, "stage %s is not configured", stageName)
+	}
+	c, restarted, err := sl.live(ctx)
+	if restarted {
+		s.onRestart(sl.spec.Plugin)
+	}
+	return c, err
+}
+
+// Plugin returns the plugin name serving a stage.
+func (s *Supervisor) Plugin(stageName string) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if sl := s.slots[stageName]; sl != nil {
+		return sl.spec.Plugin
+	}
+	return ""
+}
+
+// Info returns what each plugin reported from Configure, by stage.
+func (s *Supervisor) Info() map[string]stage.Info {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[string]stage.Info{}
+	for name, sl := range s.slots {
+		sl.mu.Lock()
+		out[name] = sl.info
+		sl.mu.Unlock()
+	}
+	return out
+}
+
+// Status is one plugin's state for /readyz and `mdpress plugins check`.
+type Status struct {
+	Stage    string `json:"stage"`
+	Plugin   string `json:"plugin"`
+	Healthy  bool   `json:"healthy"`
+	Pid      int    `json:"pid,omitempty"`
+	Restarts int    `json:"restarts"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Status reports every plugin, in stage order.
+func (s *Supervisor) Status() []Status {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Status, 0, len(s.slots))
+	for _, sl := range s.slots {
+		out = append(out, sl.status())
+	}
+	order := map[string]int{}
+	for i, n := range stage.Names {
+		order[n] = i
+	}
+	sort.Slice(out, func(i, j int) bool { return order[out[i].Stage] < order[out[j].Stage] })
+	return out
+}
+
+// Ready is nil when every plugin is running and healthy.
+func (s *Supervisor) Ready() error {
+	for _, st := range s.Status() {
+		if !st.Healthy {
+			return fmt.Errorf("stage %s (%s) is not ready", st.Stage, st.Plugin)
+		}
+	}
+	return nil
+}
+
+// Run health-checks the plugins until ctx ends, relaunching any that has
+// exited or failed three checks in a row.
+func (s *Supervisor) Run(ctx context.Context) {
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.RLock()
+		slots := make([]*slot, 0, len(s.slots))
+		for _, sl := range s.slots {
+			slots = append(slots, sl)
+		}
+		s.mu.RUnlock()
+		for _, sl := range slots {
+			if sl.check(ctx, s.interval) {
+				s.onRestart(sl.spec.Plugin)
+			}
+		}
+	}
+}
+
+// Stop ends every plugin process. It waits for graceful exits briefly, then
+// kills.
+func (s *Supervisor) Stop() {
+	s.mu.RLock()
+	slots := make([]*slot, 0, len(s.slots))
+	for _, sl := range s.slots {
+		slots = append(slots, sl)
+	}
+	s.mu.RUnlock()
+	var wg sync.WaitGroup
+	for _, sl := range slots {
+		wg.Add(1)
+		go func() { defer wg.Done(); sl.stop() }()
+	}
+	wg.Wait()
+}
+
+// Each calls fn with every live plugin client, for gathering metrics.
+func (s *Supervisor) Each(fn func(stageName, plugin string, c *sdkplugin.Client)) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for name, sl := range s.slots {
+		sl.mu.Lock()
+		c, exited := sl.stub, sl.client == nil || sl.client.Exited()
+		sl.mu.Unlock()
+		if c != nil && !exited {
+			fn(name, sl.spec.Plugin, c)
+		}
+	}
+}
+
+// slot is one stage's plugin process, relaunched in place.
+type slot struct {
+	spec Spec
+	path string
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	client   *goplugin.Client
+	stub     *sdkplugin.Client
+	info     stage.Info
+	healthy  bool
+	failures int
+	restarts int
+	lastErr  string
+}
+
+func (sl *slot) launch(ctx context.Context) error {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	return sl.launchLocked(ctx)
+}
+
+func (sl *slot) launchLocked(ctx context.Context) error {
+	cmd := exec.Command(sl.path)
+	// Own process group: a terminal's Ctrl-C reaches the host only, which then
+	// shuts plugins down in order. Parent death: the plugin goes with the host
+	// even when the host is killed outright.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	client := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  sdkplugin.Handshake,
+		Plugins:          sdkplugin.Map(sl.spec.Stage),
+		Cmd:              cmd,
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(sdkplugin.MaxMessageBytes), grpc.MaxCallSendMsgSize(sdkplugin.MaxMessageBytes))},
+		Logger:       newHCLogger(sl.log),
+		StartTimeout: 15 * time.Second,
+	})
+	fail := func(err error) error {
+		client.Kill()
+		sl.healthy, sl.lastErr = false, err.Error()
+		return fmt.Errorf("plugin %s (%s stage): %w", sl.spec.Plugin, sl.spec.Stage, err)
+	}
+	rpc, err := client.Client()
+	if err != nil {
+		return fail(fmt.Errorf("start: %w", err))
+	}
+	raw, err := rpc.Dispense(sl.spec.Stage)
+	if err != nil {
+		return fail(fmt.Errorf("dispense: %w", err))
+	}
+	stub := raw.(*sdkplugin.Client)
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resp, err := stub.Configure(cctx, sl.spec.Config)
+	if err != nil {
+		return fail(fmt.Errorf("configure: %w", err))
+	}
+	if err := stub.Health(cctx); err != nil {
+		return fail(fmt.Errorf("health: %w", err))
+	}
+	sl.client, sl.stub, sl.info = client, stub, resp.Info
+	sl.healthy, sl.failures, sl.lastErr = true, 0, ""
+	sl.log.Info("plugin ready", "stage", sl.spec.Stage, "pid", pid(client), "version", resp.Info.Version, "capabilities", resp.Info.Capabilities)
+	return nil
+}
+
+// live returns the running client, relaunching a dead process first.
+func (sl *slot) live(ctx context.Context) (*sdkplugin.Client, bool, error) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.client != nil && !sl.client.Exited() {
+		return sl.stub, false, nil
+	}
+	if err := sl.relaunchLocked(ctx, "process exited"); err != nil {
+		return nil, false, stage.Wrap(stage.CodeUnavailable, err, "a processing stage is unavailable")
+	}
+	return sl.stub, true, nil
+}
+
+func (sl *slot) relaunchLocked(ctx context.Context, why string) error {
+	sl.log.Warn("relaunching plugin", "stage", sl.spec.Stage, "reason", why)
+	if sl.client != nil {
+		sl.client.Kill()
+	}
+	sl.client, sl.stub, sl.healthy = nil, nil, false
+	sl.restarts++
+	return sl.launchLocked(context.WithoutCancel(ctx))
+}
+
+// check runs one health check and relaunches when needed; it reports
+// whether it relaunched.
+func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.client == nil || sl.client.Exited() {
+		return sl.relaunchLocked(ctx, "process exited") == nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	err := sl.stub.Health(hctx)
+	cancel()
+	if err == nil {
+		sl.healthy, sl.failures, sl.lastErr = true, 0, ""
+		return false
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	sl.failures++
+	sl.healthy, sl.lastErr = false, stage.SafeMessage(err)
+	sl.log.Warn("plugin health check failed", "stage", sl.spec.Stage, "failures", sl.failures, "err", err)
+	if sl.failures >= 3 {
+		return sl.relaunchLocked(ctx, "health checks failing") == nil
+	}
+	return false
+}
+
+func (sl *slot) status() Status {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	st := Status{Stage: sl.spec.Stage, Plugin: sl.spec.Plugin, Restarts: sl.restarts, Error: sl.lastErr}
+	if sl.client != nil && !sl.client.Exited() {
+		st.Healthy = sl.healthy
+		st.Pid = pid(sl.client)
+	} else if st.Error == "" {
+		st.Error = "process not running"
+	}
+	return st
+}
+
+func (sl *slot) stop() {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.client != nil {
+		sl.client.Kill()
+	}
+	sl.healthy = false
+}
+
+func pid(c *goplugin.Client) int {
+	if rc := c.ReattachConfig(); rc != nil {
+		return rc.Pid
+	}
+	return 0
+}
