@@ -115,10 +115,10 @@ func (s *store) Commit(ctx context.Context, reservationID, result string) error 
 		if err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
-		if n == 0 {
-			_, err = s.reservationState(ctx, q, reservationID)
+		if n == 0 { // finished already, or unknown
+			return reservationExists(ctx, q, reservationID)
 		}
-		return err
+		return nil
 	})
 }
 
@@ -196,13 +196,13 @@ func (s *store) ReleaseExpired(ctx context.Context) (int, error) {
 	return released, nil
 }
 
-func (s *store) reservationState(ctx context.Context, q querier, id string) (string, error) {
-	var state string
-	err := q.queryRow(ctx, `SELECT state FROM reservations WHERE id = $1`, id).Scan(&state)
+func reservationExists(ctx context.Context, q querier, id string) error {
+	var one int
+	err := q.queryRow(ctx, `SELECT 1 FROM reservations WHERE id = $1`, id).Scan(&one)
 	if errors.Is(err, errNoRows) {
-		return "", errNoReservation(id)
+		return errNoReservation(id)
 	}
-	return state, err
+	return err
 }
 
 func errNoReservation(id string) error {

@@ -74,10 +74,10 @@ func (p pgQuerier) query(ctx context.Context, sql string, args ...any) (rows, er
 func (p pgQuerier) queryRow(ctx context.Context, sql string, args ...any) row {
 	r := p.q.QueryRow(ctx, sql, args...)
 	return rowFunc(func(dest ...any) error {
-		if err := r.Scan(dest...); errors.Is(err, pgx.ErrNoRows) {
+		err := r.Scan(dest...)
+		if errors.Is(err, pgx.ErrNoRows) {
 			return errNoRows
-		} else {
-			return err
 		}
+		return err
 	})
 }

@@ -118,11 +118,11 @@ func (s sqlQuerier) query(ctx context.Context, query string, args ...any) (rows,
 func (s sqlQuerier) queryRow(ctx context.Context, query string, args ...any) row {
 	r := s.q.QueryRowContext(ctx, query, args...)
 	return rowFunc(func(dest ...any) error {
-		if err := r.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
+		err := r.Scan(dest...)
+		if errors.Is(err, sql.ErrNoRows) {
 			return errNoRows
-		} else {
-			return err
 		}
+		return err
 	})
 }
 

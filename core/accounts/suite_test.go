@@ -1,0 +1,558 @@
+package accounts
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// TestStore runs one suite against every engine: both must keep the same
+// promises.
+func TestStore(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, b backend)
+	}{
+		{"Accounts", testAccounts},
+		{"Keys", testKeys},
+		{"ConcurrentReserve", testConcurrentReserve},
+		{"TwoStoresOneDatabase", testTwoStores},
+		{"CommitAndRefund", testCommitAndRefund},
+		{"ReleaseExpired", testReleaseExpired},
+		{"MonthlyReset", testMonthlyReset},
+		{"Idempotency", testIdempotency},
+		{"ConcurrentOpen", testConcurrentOpen},
+	}
+	for _, b := range backends {
+		t.Run(b.driver, func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) { c.run(t, b) })
+			}
+		})
+	}
+}
+
+func testAccounts(t *testing.T, b backend) {
+	ctx := t.Context()
+	clk := newClock(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	s := open(t, b, b.newDB(t), WithClock(clk.Now))
+
+	free := must[Account](t)(s.CreateAccount(ctx, "free", nil))
+	if !strings.HasPrefix(free.ID, "usr_") || free.Plan != "free" || free.Credits != 50 {
+		t.Fatalf("free account = %+v, want usr_ id, plan free, 50 credits", free)
+	}
+	if !free.LastReset.Equal(clk.Now()) || !free.CreatedAt.Equal(clk.Now()) || free.LastReset.Location() != time.UTC {
+		t.Errorf("times = %v / %v, want %v in UTC", free.LastReset, free.CreatedAt, clk.Now())
+	}
+	clk.Advance(time.Second)
+	pro := must[Account](t)(s.CreateAccount(ctx, "pro", ptr[int64](7)))
+	if pro.Credits != 7 {
+		t.Errorf("pro credits = %d, want the 7 asked for", pro.Credits)
+	}
+	clk.Advance(time.Second)
+	zero := must[Account](t)(s.CreateAccount(ctx, "pro", ptr[int64](0)))
+	if zero.Credits != 0 {
+		t.Errorf("credits = %d, want 0", zero.Credits)
+	}
+
+	t.Run("errors", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			err  error
+			want stage.Code
+		}{
+			{"unknown plan", second(s.CreateAccount(ctx, "gold", nil)), stage.CodeInvalid},
+			{"negative credits", second(s.CreateAccount(ctx, "free", ptr[int64](-1))), stage.CodeInvalid},
+			{"unknown account", second(s.Account(ctx, "usr_nobody")), stage.CodeNotFound},
+			{"set unknown plan", second(s.SetPlan(ctx, free.ID, "gold")), stage.CodeInvalid},
+			{"set plan of unknown account", second(s.SetPlan(ctx, "usr_nobody", "pro")), stage.CodeNotFound},
+			{"credit zero", second(s.Credit(ctx, free.ID, 0, "")), stage.CodeInvalid},
+			{"credit below zero", second(s.Credit(ctx, free.ID, -51, "")), stage.CodeInvalid},
+			{"credit unknown account", second(s.Credit(ctx, "usr_nobody", 1, "")), stage.CodeNotFound},
+			{"ledger of unknown account", second(s.Ledger(ctx, "usr_nobody")), stage.CodeNotFound},
+			{"plan", second(s.Plan("gold")), stage.CodeInvalid},
+		} {
+			t.Run(tc.name, func(t *testing.T) { wantCode(t, tc.err, tc.want) })
+		}
+	})
+
+	got := must[Account](t)(s.Credit(ctx, free.ID, 25, "support gift"))
+	if got.Credits != 75 {
+		t.Errorf("after +25: %d credits, want 75", got.Credits)
+	}
+	got = must[Account](t)(s.Credit(ctx, free.ID, -75, "chargeback"))
+	if got.Credits != 0 {
+		t.Errorf("after -75: %d credits, want 0", got.Credits)
+	}
+	got = must[Account](t)(s.SetPlan(ctx, free.ID, "pro"))
+	if got.Plan != "pro" || got.Credits != 0 {
+		t.Errorf("after SetPlan: %+v, want plan pro with the balance unchanged", got)
+	}
+	if p := must[stage.Plan](t)(s.Plan("pro")); p != testPlans[1] {
+		t.Errorf("Plan(pro) = %+v", p)
+	}
+
+	all := must[[]Account](t)(s.Accounts(ctx))
+	if len(all) != 3 || all[0].ID != free.ID || all[1].ID != pro.ID || all[0].Plan != "pro" {
+		t.Errorf("Accounts = %+v, want free (now pro), pro, zero in creation order", all)
+	}
+	entries := checkLedger(t, s, free.ID)
+	var kinds []string
+	for _, e := range entries {
+		kinds = append(kinds, e.Kind+":"+e.Reason)
+	}
+	want := "create:opening balance on plan free,credit:support gift,credit:chargeback"
+	if strings.Join(kinds, ",") != want {
+		t.Errorf("ledger = %v, want %s", kinds, want)
+	}
+	checkLedger(t, s, pro.ID)
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func testKeys(t *testing.T, b backend) {
+	ctx := t.Context()
+	dsn := b.newDB(t)
+	s := open(t, b, dsn)
+	a := must[Account](t)(s.CreateAccount(ctx, "free", nil))
+
+	key, info, err := s.CreateKey(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(key, KeyPrefix) || len(key) != len(KeyPrefix)+52 || !strings.HasPrefix(info.ID, "key_") {
+		t.Fatalf("key %d chars, id %q: want mdp_ + 52 base32 characters and a key_ id", len(key), info.ID)
+	}
+	key2, info2, err := s.CreateKey(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key2 == key || info2.ID == info.ID {
+		t.Fatal("two keys are the same")
+	}
+
+	gotA, gotK, err := s.Authenticate(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotA.ID != a.ID || gotA.Plan != "free" || gotA.Credits != 50 || gotK.ID != info.ID || gotK.Revoked() {
+		t.Errorf("Authenticate = %+v, %+v; want account %s and key %s", gotA, gotK, a.ID, info.ID)
+	}
+
+	t.Run("clear key never stored", func(t *testing.T) {
+		dump := b.dump(t, dsn)
+		if !bytes.Contains(dump, []byte(hashKey(key))) {
+			t.Fatal("the dump does not hold the key's hash: it is not reading the database")
+		}
+		for _, k := range []string{key, key2} {
+			if bytes.Contains(dump, []byte(k)) || bytes.Contains(dump, []byte(k[len(KeyPrefix):])) {
+				t.Errorf("the database holds a clear API key")
+			}
+		}
+	})
+
+	t.Run("rejected", func(t *testing.T) {
+		for name, k := range map[string]string{
+			"empty":       "",
+			"unknown":     newKey(),
+			"truncated":   key[:len(key)-1],
+			"extended":    key + "a",
+			"upper case":  strings.ToUpper(key),
+			"no prefix":   key[len(KeyPrefix):],
+			"bearer":      "Bearer " + key,
+			"hash as key": hashKey(key),
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, _, err := s.Authenticate(ctx, k)
+				wantCode(t, err, stage.CodeUnauthenticated)
+			})
+		}
+	})
+
+	if err := s.RevokeKey(ctx, info.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeKey(ctx, info.ID); err != nil {
+		t.Errorf("revoking twice: %v", err)
+	}
+	wantCode(t, s.RevokeKey(ctx, "key_nothere"), stage.CodeNotFound)
+	_, _, err = s.Authenticate(ctx, key)
+	wantCode(t, err, stage.CodeUnauthenticated)
+	if _, k, err := s.Authenticate(ctx, key2); err != nil || k.ID != info2.ID {
+		t.Errorf("the other key stopped working: %v", err)
+	}
+
+	keys := must[[]KeyInfo](t)(s.Keys(ctx, a.ID))
+	if len(keys) != 2 || keys[0].ID != info.ID || !keys[0].Revoked() || keys[1].Revoked() {
+		t.Errorf("Keys = %+v, want the first revoked, the second valid", keys)
+	}
+	_, _, err = s.CreateKey(ctx, "usr_nobody")
+	wantCode(t, err, stage.CodeNotFound)
+	_, err = s.Keys(ctx, "usr_nobody")
+	wantCode(t, err, stage.CodeNotFound)
+}
+
+// burst runs n Reserve+Commit calls at once, spread over stores, and counts
+// the outcomes.
+func burst(t *testing.T, stores []Store, userID string, n int) (ok, forbidden int) {
+	t.Helper()
+	var okN, forbiddenN atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for i := range n {
+		s := stores[i%len(stores)]
+		wg.Go(func() {
+			<-start
+			res, _, err := s.Reserve(t.Context(), ReserveParams{UserID: userID, Credits: 1})
+			if stage.CodeOf(err) == stage.CodeForbidden {
+				forbiddenN.Add(1)
+				return
+			}
+			if err == nil {
+				err = s.Commit(t.Context(), res.ID, fmt.Sprint("result ", i))
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			okN.Add(1)
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("unexpected error: %v", err)
+	}
+	return int(okN.Load()), int(forbiddenN.Load())
+}
+
+func testConcurrentReserve(t *testing.T, b backend) {
+	s := open(t, b, b.newDB(t))
+	a := must[Account](t)(s.CreateAccount(t.Context(), "free", ptr[int64](20)))
+
+	ok, forbidden := burst(t, []Store{s}, a.ID, 60)
+	if ok != 20 || forbidden != 40 {
+		t.Errorf("%d reserved, %d refused; want exactly 20 and 40", ok, forbidden)
+	}
+	if got := must[Account](t)(s.Account(t.Context(), a.ID)); got.Credits != 0 {
+		t.Errorf("balance %d, want 0", got.Credits)
+	}
+	var reserved int64
+	for _, e := range checkLedger(t, s, a.ID) {
+		if e.Kind == LedgerReserve {
+			reserved += e.Delta
+		}
+	}
+	if reserved != -20 {
+		t.Errorf("ledger reserves sum to %d, want -20", reserved)
+	}
+}
+
+func testTwoStores(t *testing.T, b backend) {
+	dsn := b.newDB(t)
+	s1, s2 := open(t, b, dsn), open(t, b, dsn)
+	a := must[Account](t)(s1.CreateAccount(t.Context(), "free", ptr[int64](20)))
+
+	ok, forbidden := burst(t, []Store{s1, s2}, a.ID, 60)
+	if ok != 20 || forbidden != 40 {
+		t.Errorf("%d reserved, %d refused across two stores; want exactly 20 and 40", ok, forbidden)
+	}
+	for _, s := range []Store{s1, s2} {
+		if got := must[Account](t)(s.Account(t.Context(), a.ID)); got.Credits != 0 {
+			t.Errorf("balance %d, want 0", got.Credits)
+		}
+	}
+	checkLedger(t, s2, a.ID)
+}
+
+func testCommitAndRefund(t *testing.T, b backend) {
+	ctx := t.Context()
+	s := open(t, b, b.newDB(t))
+	a := must[Account](t)(s.CreateAccount(ctx, "free", ptr[int64](10)))
+	balance := func() int64 { return must[Account](t)(s.Account(ctx, a.ID)).Credits }
+
+	res, replay, err := s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 3})
+	if err != nil || replay != nil {
+		t.Fatalf("Reserve: %v, replay %v", err, replay)
+	}
+	if !strings.HasPrefix(res.ID, "res_") || res.Credits != 3 || res.Balance != 7 || res.UserID != a.ID {
+		t.Errorf("reservation = %+v", res)
+	}
+	if got := balance(); got != 7 {
+		t.Errorf("balance after reserving 3 of 10: %d, want 7 (deducted at once)", got)
+	}
+	for range 2 {
+		if err := s.Refund(ctx, res.ID, "render failed"); err != nil {
+			t.Fatal(err)
+		}
+		if got := balance(); got != 10 {
+			t.Errorf("balance after refund: %d, want 10", got)
+		}
+	}
+	if err := s.Commit(ctx, res.ID, "late"); err != nil {
+		t.Errorf("commit after refund: %v, want a no-op", err)
+	}
+	if got := balance(); got != 10 {
+		t.Errorf("commit after refund changed the balance to %d", got)
+	}
+
+	res2 := must[Reservation](t)(first(s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 4})))
+	for range 2 {
+		if err := s.Commit(ctx, res2.ID, "ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Refund(ctx, res2.ID, "too late"); err != nil {
+		t.Errorf("refund after commit: %v, want a no-op", err)
+	}
+	if got := balance(); got != 6 {
+		t.Errorf("balance after a committed 4: %d, want 6", got)
+	}
+
+	_, _, err = s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 7})
+	wantCode(t, err, stage.CodeForbidden)
+	if msg := stage.SafeMessage(err); !strings.Contains(msg, "out of credits: 6 left, 7 needed") || !strings.Contains(msg, "resets to 50") {
+		t.Errorf("message %q does not say what is left, what is needed and when it resets", msg)
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want stage.Code
+	}{
+		{"zero credits", lastErr(s.Reserve(ctx, ReserveParams{UserID: a.ID})), stage.CodeInvalid},
+		{"unknown account", lastErr(s.Reserve(ctx, ReserveParams{UserID: "usr_nobody", Credits: 1})), stage.CodeNotFound},
+		{"long idempotency key", lastErr(s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1, IdempotencyKey: strings.Repeat("k", 256)})), stage.CodeInvalid},
+		{"commit unknown", s.Commit(ctx, "res_nothere", ""), stage.CodeNotFound},
+		{"refund unknown", s.Refund(ctx, "res_nothere", ""), stage.CodeNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) { wantCode(t, tc.err, tc.want) })
+	}
+
+	var kinds []string
+	for _, e := range checkLedger(t, s, a.ID) {
+		kinds = append(kinds, fmt.Sprintf("%s%+d", e.Kind, e.Delta))
+	}
+	if got, want := strings.Join(kinds, " "), "create+10 reserve-3 refund+3 reserve-4"; got != want {
+		t.Errorf("ledger %q, want %q", got, want)
+	}
+}
+
+func first[T, U any](v T, _ U, err error) (T, error) { return v, err }
+
+func testReleaseExpired(t *testing.T, b backend) {
+	ctx := t.Context()
+	clk := newClock(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
+	s := open(t, b, b.newDB(t), WithClock(clk.Now), WithReservationTTL(10*time.Minute))
+	a := must[Account](t)(s.CreateAccount(ctx, "free", ptr[int64](10)))
+	reserve := func(n int64) Reservation {
+		return must[Reservation](t)(first(s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: n})))
+	}
+
+	stuck := reserve(2)     // its host died: never finished
+	committed := reserve(3) // finished normally
+	if err := s.Commit(ctx, committed.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5 * time.Minute)
+	young := reserve(1) // still inside the TTL at the check below
+
+	clk.Advance(5*time.Minute + time.Second)
+	if n := must[int](t)(s.ReleaseExpired(ctx)); n != 1 {
+		t.Fatalf("released %d, want only the stuck reservation", n)
+	}
+	if got := must[Account](t)(s.Account(ctx, a.ID)).Credits; got != 10-3-1 {
+		t.Errorf("balance %d, want 6 (stuck 2 back, committed 3 and young 1 still out)", got)
+	}
+	if n := must[int](t)(s.ReleaseExpired(ctx)); n != 0 {
+		t.Errorf("second sweep released %d, want 0", n)
+	}
+	// The host finishing after the sweep must not charge or refund twice.
+	if err := s.Commit(ctx, stuck.ID, ""); err != nil {
+		t.Errorf("late commit: %v", err)
+	}
+	if err := s.Refund(ctx, stuck.ID, ""); err != nil {
+		t.Errorf("late refund: %v", err)
+	}
+	if err := s.Commit(ctx, young.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Hour)
+	if n := must[int](t)(s.ReleaseExpired(ctx)); n != 0 {
+		t.Errorf("released %d committed reservations", n)
+	}
+	entries := checkLedger(t, s, a.ID)
+	if last := entries[len(entries)-1]; last.Kind != LedgerRefund || last.ReservationID != stuck.ID || !strings.HasPrefix(last.Reason, "expired") {
+		t.Errorf("ledger entry for the sweep = %+v", last)
+	}
+	if got := must[Account](t)(s.Account(ctx, a.ID)).Credits; got != 6 {
+		t.Errorf("balance %d, want 6", got)
+	}
+}
+
+func testMonthlyReset(t *testing.T, b backend) {
+	ctx := t.Context()
+	clk := newClock(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))
+	s := open(t, b, b.newDB(t), WithClock(clk.Now))
+	a := must[Account](t)(s.CreateAccount(ctx, "free", ptr[int64](10)))
+	reserve := func() (Reservation, error) {
+		return first(s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 5}))
+	}
+	if _, err := reserve(); err != nil {
+		t.Fatal(err)
+	}
+	pending := must[Reservation](t)(reserve()) // still open at the reset
+
+	clk.Set(time.Date(2026, 2, 15, 9, 59, 59, 0, time.UTC))
+	if got := must[Account](t)(s.Account(ctx, a.ID)); got.Credits != 0 || !got.LastReset.Equal(a.LastReset) {
+		t.Errorf("a second before a month has passed: %+v, want no reset", got)
+	}
+	_, err := reserve()
+	wantCode(t, err, stage.CodeForbidden)
+
+	clk.Set(time.Date(2026, 2, 15, 10, 0, 0, 0, time.UTC))
+	got := must[Account](t)(s.Account(ctx, a.ID))
+	if got.Credits != 50 || !got.LastReset.Equal(clk.Now()) {
+		t.Errorf("a month later: %+v, want 50 credits reset at %v", got, clk.Now())
+	}
+	// The pending reservation came out of last month's balance, which the
+	// reset replaced: refunding it must not add to this month's.
+	if err := s.Refund(ctx, pending.ID, "failed"); err != nil {
+		t.Fatal(err)
+	}
+	if got := must[Account](t)(s.Account(ctx, a.ID)).Credits; got != 50 {
+		t.Errorf("refund of a pre-reset reservation: balance %d, want 50", got)
+	}
+
+	// Reserve applies the reset too, without an Account call first.
+	clk.Set(time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC))
+	if _, err := s.Credit(ctx, a.ID, -50, "spent elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(time.Date(2026, 4, 20, 0, 0, 0, 0, time.UTC))
+	res := must[Reservation](t)(reserve())
+	if res.Balance != 45 {
+		t.Errorf("reserve after a month: balance %d, want 50-5", res.Balance)
+	}
+
+	var resets []string
+	for _, e := range checkLedger(t, s, a.ID) {
+		if e.Kind == LedgerReset {
+			resets = append(resets, fmt.Sprintf("%+d@%s", e.Delta, e.At.Format(time.DateOnly)))
+		}
+	}
+	// Credit in March applied the February->March reset first.
+	if got, want := strings.Join(resets, " "), "+50@2026-02-15 +0@2026-03-20 +50@2026-04-20"; got != want {
+		t.Errorf("resets %q, want %q", got, want)
+	}
+}
+
+func testIdempotency(t *testing.T, b backend) {
+	ctx := t.Context()
+	clk := newClock(time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC))
+	s := open(t, b, b.newDB(t), WithClock(clk.Now))
+	a := must[Account](t)(s.CreateAccount(ctx, "free", ptr[int64](10)))
+	other := must[Account](t)(s.CreateAccount(ctx, "free", ptr[int64](10)))
+	reserve := func(user, key, hash string) (Reservation, *Replay, error) {
+		return s.Reserve(ctx, ReserveParams{UserID: user, Credits: 1, IdempotencyKey: key, RequestHash: hash})
+	}
+	balance := func(id string) int64 { return must[Account](t)(s.Account(ctx, id)).Credits }
+
+	res, _, err := reserve(a.ID, "K", "H")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = reserve(a.ID, "K", "H")
+	wantCode(t, err, stage.CodeBusy)
+	_, _, err = reserve(a.ID, "K", "H2")
+	wantCode(t, err, stage.CodeInvalid)
+
+	if err := s.Commit(ctx, res.ID, "file-1"); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(23 * time.Hour)
+	for range 2 {
+		got, replay, err := reserve(a.ID, "K", "H")
+		if err != nil || replay == nil || replay.Result != "file-1" || got.ID != "" {
+			t.Fatalf("retry: %+v, %+v, %v; want a replay of file-1", got, replay, err)
+		}
+	}
+	if got := balance(a.ID); got != 9 {
+		t.Errorf("balance %d after one charge and two replays, want 9", got)
+	}
+	_, _, err = reserve(a.ID, "K", "H2")
+	wantCode(t, err, stage.CodeInvalid)
+	if msg := stage.SafeMessage(err); msg != "Idempotency-Key reused with a different request" {
+		t.Errorf("message %q", msg)
+	}
+
+	// Keys belong to one user.
+	if _, replay, err := reserve(other.ID, "K", "H"); err != nil || replay != nil {
+		t.Errorf("another user's K: replay %v, err %v; want a fresh charge", replay, err)
+	}
+	if got := balance(other.ID); got != 9 {
+		t.Errorf("other balance %d, want 9", got)
+	}
+
+	// A refunded request may be retried, and is charged again.
+	failed := must[Reservation](t)(first(reserve(a.ID, "R", "H")))
+	if err := s.Refund(ctx, failed.ID, "render failed"); err != nil {
+		t.Fatal(err)
+	}
+	retry, replay, err := reserve(a.ID, "R", "H")
+	if err != nil || replay != nil || retry.ID == failed.ID {
+		t.Fatalf("retry after refund: %+v, %v, %v; want a new reservation", retry, replay, err)
+	}
+	if got := balance(a.ID); got != 8 {
+		t.Errorf("balance %d, want 8", got)
+	}
+
+	// Past the window the key is forgotten.
+	clk.Advance(time.Hour + time.Second)
+	if _, replay, err := reserve(a.ID, "K", "H2"); err != nil || replay != nil {
+		t.Errorf("after 24 h: replay %v, err %v; want a fresh charge", replay, err)
+	}
+	checkLedger(t, s, a.ID)
+}
+
+func testConcurrentOpen(t *testing.T, b backend) {
+	dsn := b.newDB(t)
+	const n = 4
+	var wg sync.WaitGroup
+	stores := make([]Store, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { stores[i], errs[i] = Open(t.Context(), b.driver, dsn, testPlans) })
+	}
+	wg.Wait()
+	for i, s := range stores {
+		if errs[i] != nil {
+			t.Fatalf("open %d: %v", i, errs[i])
+		}
+		t.Cleanup(func() { s.Close() })
+	}
+	var versions int
+	q := stores[0].(*store).db
+	if err := q.queryRow(t.Context(), `SELECT count(*) FROM schema_migrations`).Scan(&versions); err != nil {
+		t.Fatal(err)
+	}
+	if versions != len(migrations) {
+		t.Errorf("%d migration rows after %d concurrent opens, want %d", versions, n, len(migrations))
+	}
+	a := must[Account](t)(stores[1].CreateAccount(t.Context(), "free", nil))
+	if got := must[Account](t)(stores[3].Account(t.Context(), a.ID)); got.Credits != 50 {
+		t.Errorf("account seen through another store: %+v", got)
+	}
+	if err := stores[2].Ping(t.Context()); err != nil {
+		t.Error(err)
+	}
+}
+
+func lastErr[T, U any](_ T, _ U, err error) error { return err }
