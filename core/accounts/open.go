@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -40,14 +41,16 @@ func WithReservationTTL(d time.Duration) Option {
 
 // Open connects to the store and applies any pending schema migrations.
 // driver is "sqlite" (dsn is a file path, created with its directory when
-// missing) or "postgres" (dsn is a libpq URL or key=value string).
+// missing) or "postgres" (dsn is a libpq URL or key=value string). A bad
+// argument is a CodeInvalid *stage.Error; a database that cannot be reached
+// is any other error.
 func Open(ctx context.Context, driver, dsn string, plans []stage.Plan, opts ...Option) (Store, error) {
 	o := options{now: time.Now, reservationTTL: DefaultReservationTTL}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.reservationTTL <= 0 {
-		return nil, fmt.Errorf("reservation TTL must be positive, got %v", o.reservationTTL)
+		return nil, stage.Errorf(stage.CodeInvalid, "reservation TTL must be positive, got %v", o.reservationTTL)
 	}
 	byName, err := planIndex(plans)
 	if err != nil {
@@ -60,7 +63,7 @@ func Open(ctx context.Context, driver, dsn string, plans []stage.Plan, opts ...O
 	case DriverPostgres:
 		db, err = openPostgres(ctx, dsn)
 	default:
-		return nil, fmt.Errorf("unknown accounts driver %q (want %q or %q)", driver, DriverSQLite, DriverPostgres)
+		return nil, stage.Errorf(stage.CodeInvalid, "unknown accounts driver %q (want %q or %q)", driver, DriverSQLite, DriverPostgres)
 	}
 	if err != nil {
 		return nil, err
@@ -77,14 +80,31 @@ func planIndex(plans []stage.Plan) (map[string]stage.Plan, error) {
 	for _, p := range plans {
 		switch {
 		case p.Name == "":
-			return nil, fmt.Errorf("plan with an empty name")
+			return nil, stage.Errorf(stage.CodeInvalid, "plan with an empty name")
 		case p.MonthlyCredits < 0:
-			return nil, fmt.Errorf("plan %q: negative monthly credits", p.Name)
+			return nil, stage.Errorf(stage.CodeInvalid, "plan %q: negative monthly credits", p.Name)
 		}
 		if _, dup := byName[p.Name]; dup {
-			return nil, fmt.Errorf("plan %q defined twice", p.Name)
+			return nil, stage.Errorf(stage.CodeInvalid, "plan %q defined twice", p.Name)
 		}
 		byName[p.Name] = p
 	}
 	return byName, nil
+}
+
+// OpenConfigured opens the store that a plugin's ConfigureRequest names,
+// with the operator's plans. An empty driver means SQLite, and SQLite with
+// an empty DSN means <DataDir>/mdpress.db, the embedded default.
+func OpenConfigured(ctx context.Context, req *stage.ConfigureRequest, opts ...Option) (Store, error) {
+	driver, dsn := req.Accounts.Driver, req.Accounts.DSN
+	if driver == "" {
+		driver = DriverSQLite
+	}
+	if driver == DriverSQLite && dsn == "" {
+		if req.DataDir == "" {
+			return nil, stage.Errorf(stage.CodeInvalid, "accounts: sqlite needs a DSN or a data directory")
+		}
+		dsn = filepath.Join(req.DataDir, "mdpress.db")
+	}
+	return Open(ctx, driver, dsn, req.Plans, opts...)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/mdpress/mdpress/sdk/stage"
 )
 
 // sqliteBusyTimeoutMS is how long a connection waits for another process's
@@ -30,10 +32,10 @@ type sqliteDB struct {
 
 func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
 	if path == "" {
-		return nil, errors.New("sqlite: empty database path")
+		return nil, stage.Errorf(stage.CodeInvalid, "sqlite: empty database path")
 	}
 	if strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") || path == ":memory:" {
-		return nil, fmt.Errorf("sqlite: %q is not a plain file path", path)
+		return nil, stage.Errorf(stage.CodeInvalid, "sqlite: %q is not a plain file path", path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)

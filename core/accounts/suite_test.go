@@ -3,6 +3,7 @@ package accounts
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -556,3 +557,49 @@ func testConcurrentOpen(t *testing.T, b backend) {
 }
 
 func lastErr[T, U any](_ T, _ U, err error) error { return err }
+
+func TestOpenRejects(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		driver string
+		dsn    string
+		plans  []stage.Plan
+		opts   []Option
+	}{
+		{"unknown driver", "mysql", "x", testPlans, nil},
+		{"empty sqlite path", DriverSQLite, "", testPlans, nil},
+		{"sqlite URI", DriverSQLite, "file:" + dir + "/x.db?mode=ro", testPlans, nil},
+		{"memory", DriverSQLite, ":memory:", testPlans, nil},
+		{"unnamed plan", DriverSQLite, dir + "/a.db", []stage.Plan{{MonthlyCredits: 1}}, nil},
+		{"duplicate plan", DriverSQLite, dir + "/b.db", []stage.Plan{{Name: "a"}, {Name: "a"}}, nil},
+		{"negative plan credits", DriverSQLite, dir + "/c.db", []stage.Plan{{Name: "a", MonthlyCredits: -1}}, nil},
+		{"zero TTL", DriverSQLite, dir + "/d.db", testPlans, []Option{WithReservationTTL(0)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(t.Context(), tc.driver, tc.dsn, tc.plans, tc.opts...)
+			if err == nil {
+				s.Close()
+			}
+			wantCode(t, err, stage.CodeInvalid)
+		})
+	}
+}
+
+func TestOpenConfigured(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenConfigured(t.Context(), &stage.ConfigureRequest{DataDir: dir, Plans: testPlans,
+		Accounts: stage.AccountsConfig{Driver: DriverSQLite}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := must[Account](t)(s.CreateAccount(t.Context(), "free", nil))
+	s.Close()
+	// The default file is <DataDir>/mdpress.db, which the CLI opens too.
+	s2 := open(t, backends[0], filepath.Join(dir, "mdpress.db"))
+	if _, err := s2.Account(t.Context(), a.ID); err != nil {
+		t.Errorf("account not in <DataDir>/mdpress.db: %v", err)
+	}
+	_, err = OpenConfigured(t.Context(), &stage.ConfigureRequest{Plans: testPlans})
+	wantCode(t, err, stage.CodeInvalid)
+}
