@@ -1,0 +1,149 @@
+package chrome
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Config is the plugin's block of the host configuration.
+type Config struct {
+	// ChromePath is the browser binary; empty finds one.
+	ChromePath string `json:"chromePath"`
+	// Tabs is how many documents render at once, one reused tab each.
+	Tabs int `json:"tabs"`
+	// Queue is how many renders may wait for a tab before Render answers busy.
+	Queue int `json:"queue"`
+	// RenderTimeout bounds one render; a shorter request deadline wins.
+	RenderTimeout Duration `json:"renderTimeout"`
+	// RecycleAfter replaces a tab after this many renders.
+	RecycleAfter int `json:"recycleAfter"`
+	// MaxBrowserMemoryMB restarts the browser when its processes' resident
+	// memory passes it; 0 never does.
+	MaxBrowserMemoryMB int `json:"maxBrowserMemoryMB"`
+	// JavaScript lets documents run scripts.
+	JavaScript bool `json:"javascript"`
+	// AllowRemote lets documents load http(s) resources from public
+	// addresses, fetched by the plugin.
+	AllowRemote bool `json:"allowRemote"`
+	// RemoteMaxBytes caps one remote resource.
+	RemoteMaxBytes int64 `json:"remoteMaxBytes"`
+	// RemoteTimeout bounds one remote fetch, redirects included.
+	RemoteTimeout Duration `json:"remoteTimeout"`
+}
+
+// Duration reads a Go duration string ("60s") or a number of seconds.
+type Duration time.Duration
+
+// UnmarshalJSON accepts "1m30s" or 90.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return err
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return errors.New("want a duration such as \"30s\" or a number of seconds")
+	}
+	*d = Duration(secs * float64(time.Second))
+	return nil
+}
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// Defaults.
+const (
+	defaultQueue          = 128
+	defaultRenderTimeout  = 60 * time.Second
+	defaultRecycleAfter   = 500
+	defaultRemoteMaxBytes = 10 << 20
+	defaultRemoteTimeout  = 10 * time.Second
+)
+
+// ParseConfig decodes raw strictly, applies defaults and validates. Errors
+// are stage.CodeInvalid and name the key.
+func ParseConfig(raw []byte) (Config, error) {
+	var c Config
+	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return Config{}, configError(raw, err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return Config{}, stage.Errorf(stage.CodeInvalid, "render-chrome config: trailing data after the object")
+		}
+	}
+	if c.Tabs == 0 {
+		c.Tabs = runtime.NumCPU()
+	}
+	if c.Queue == 0 {
+		c.Queue = defaultQueue
+	}
+	if c.RenderTimeout == 0 {
+		c.RenderTimeout = Duration(defaultRenderTimeout)
+	}
+	if c.RecycleAfter == 0 {
+		c.RecycleAfter = defaultRecycleAfter
+	}
+	if c.RemoteMaxBytes == 0 {
+		c.RemoteMaxBytes = defaultRemoteMaxBytes
+	}
+	if c.RemoteTimeout == 0 {
+		c.RemoteTimeout = Duration(defaultRemoteTimeout)
+	}
+	checks := []struct {
+		bad bool
+		key string
+		why string
+	}{
+		{c.Tabs < 1 || c.Tabs > 64, "tabs", "must be between 1 and 64"},
+		{c.Queue < 1, "queue", "must be at least 1"},
+		{c.RenderTimeout < 0, "renderTimeout", "must be positive"},
+		{c.RecycleAfter < 1, "recycleAfter", "must be at least 1"},
+		{c.MaxBrowserMemoryMB < 0, "maxBrowserMemoryMB", "must not be negative"},
+		{c.RemoteMaxBytes < 1, "remoteMaxBytes", "must be positive"},
+		{c.RemoteTimeout < 0, "remoteTimeout", "must be positive"},
+	}
+	for _, ch := range checks {
+		if ch.bad {
+			return Config{}, stage.Errorf(stage.CodeInvalid, "render-chrome config: %s %s", ch.key, ch.why)
+		}
+	}
+	return c, nil
+}
+
+// configError turns a decoding error into one that names the key.
+func configError(raw []byte, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return stage.Errorf(stage.CodeInvalid, "render-chrome config: want an object")
+	case errors.As(err, &typeErr):
+		return stage.Errorf(stage.CodeInvalid, "render-chrome config: %s has the wrong type, want %s", typeErr.Field, typeErr.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return stage.Errorf(stage.CodeInvalid, "render-chrome config: unknown key %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	// A Duration's own error does not know its key; find the key here.
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) == nil {
+		for _, key := range []string{"renderTimeout", "remoteTimeout"} {
+			var d Duration
+			if v, ok := fields[key]; ok && d.UnmarshalJSON(v) != nil {
+				return stage.Errorf(stage.CodeInvalid, "render-chrome config: %s must be a duration such as \"30s\"", key)
+			}
+		}
+	}
+	return &stage.Error{Code: stage.CodeInvalid, Message: "render-chrome config: " + err.Error(), Err: err}
+}

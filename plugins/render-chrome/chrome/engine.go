@@ -1,0 +1,370 @@
+package chrome
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+var (
+	// errGone means the browser a render waited on went away; the render
+	// may try the next one.
+	errGone   = errors.New("browser gone")
+	errClosed = errors.New("renderer closed")
+)
+
+const (
+	launchTimeout  = 30 * time.Second
+	openTabTimeout = 30 * time.Second
+	memCheckEvery  = 2 * time.Second
+	hangCheck      = 3 * time.Second
+)
+
+// engine owns the browser and its tabs. One browser serves at a time (a
+// generation); a new one replaces it when it dies, hangs or grows too big,
+// and an old one is killed once its last render is done.
+type engine struct {
+	cfg      Config
+	launchOp launchOptions
+	gate     *gate
+	log      *slog.Logger
+	stats    *stats
+	hole     *blackhole
+
+	root context.Context // the browsers' lives
+	stop context.CancelFunc
+
+	// slots admits Tabs renders at once, across generations.
+	slots chan struct{}
+
+	mu       sync.Mutex
+	cur      *generation
+	gens     map[*generation]struct{} // every generation not yet killed
+	closed   bool
+	checking atomic.Bool // a memory check runs
+	lastMem  atomic.Int64
+}
+
+// generation is one browser and its pool of tabs.
+type generation struct {
+	ready chan struct{} // closed when the launch ended; then proc or err is set
+	proc  *process
+	err   error
+
+	idle    chan *tab     // tabs ready to use; never more than Tabs
+	retired chan struct{} // closed when no new render may start here
+	live    int           // tabs open or opening, under engine.mu
+	active  int           // renders holding a tab, under engine.mu
+	killed  sync.Once
+}
+
+func (g *generation) isRetired() bool {
+	select {
+	case <-g.retired:
+		return true
+	default:
+		return false
+	}
+}
+
+// usable reports whether new renders may start on g without waiting.
+func (g *generation) usable() bool {
+	select {
+	case <-g.ready:
+		return g.err == nil && g.proc.alive() && !g.isRetired()
+	default:
+		return !g.isRetired() // still launching
+	}
+}
+
+// admit waits for a render slot. It refuses at once when Queue renders wait
+// already.
+func (e *engine) admit(ctx context.Context) (release func(), err error) {
+	release = func() { <-e.slots }
+	select {
+	case e.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	if e.stats.waiting.Add(1) > int64(e.cfg.Queue) {
+		e.stats.waiting.Add(-1)
+		e.stats.busy.Add(1)
+		return nil, stage.Errorf(stage.CodeBusy, "the renderer is busy; try again later")
+	}
+	defer e.stats.waiting.Add(-1)
+	select {
+	case e.slots <- struct{}{}:
+		return release, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// current returns the serving browser, launching one when there is none.
+func (e *engine) current(ctx context.Context) (*generation, error) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, errClosed
+	}
+	g := e.cur
+	if g == nil || !g.usable() {
+		g = e.startLocked()
+	}
+	e.mu.Unlock()
+	select {
+	case <-g.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if g.err != nil {
+		e.mu.Lock()
+		if e.cur == g {
+			e.cur = nil // the next call tries again
+		}
+		e.mu.Unlock()
+		return nil, g.err
+	}
+	return g, nil
+}
+
+// startLocked launches a new generation in the background and makes it
+// current. The old one, if any, stops taking renders.
+func (e *engine) startLocked() *generation {
+	if old := e.cur; old != nil {
+		e.retireLocked(old)
+	}
+	g := &generation{
+		ready:   make(chan struct{}),
+		idle:    make(chan *tab, e.cfg.Tabs),
+		retired: make(chan struct{}),
+	}
+	e.cur = g
+	e.gens[g] = struct{}{}
+	e.stats.launches.Add(1)
+	go func() {
+		ctx, cancel := context.WithTimeout(e.root, launchTimeout)
+		defer cancel()
+		start := time.Now()
+		g.proc, g.err = launch(ctx, e.root, e.launchOp)
+		if g.err != nil {
+			e.log.Error("browser start failed", "err", g.err)
+			close(g.ready)
+			e.forget(g)
+			return
+		}
+		e.log.Info("browser started", "pid", g.proc.pgid, "took", time.Since(start).Round(time.Millisecond))
+		close(g.ready)
+		go e.watch(g)
+	}()
+	return g
+}
+
+// watch cleans up after a browser that went away, and counts it as a crash
+// when nobody asked it to go.
+func (e *engine) watch(g *generation) {
+	<-g.proc.ctx.Done()
+	e.mu.Lock()
+	unexpected := !g.isRetired() && !e.closed
+	if e.cur == g {
+		e.cur = nil
+	}
+	e.retireLocked(g)
+	e.mu.Unlock()
+	if unexpected {
+		e.stats.crashes.Add(1)
+		e.log.Warn("browser died; the next render starts a new one", "pid", g.proc.pgid)
+	}
+	e.kill(g)
+}
+
+func (e *engine) retireLocked(g *generation) {
+	if !g.isRetired() {
+		close(g.retired)
+	}
+	if e.cur == g {
+		e.cur = nil
+	}
+}
+
+// kill stops g's browser for good.
+func (e *engine) kill(g *generation) {
+	g.killed.Do(func() {
+		<-g.ready
+		if g.proc != nil {
+			g.proc.kill()
+		}
+		e.forget(g)
+	})
+}
+
+func (e *engine) forget(g *generation) {
+	e.mu.Lock()
+	delete(e.gens, g)
+	e.mu.Unlock()
+}
+
+// take returns a tab of g for one render.
+func (e *engine) take(ctx context.Context, g *generation) (*tab, error) {
+	e.mu.Lock()
+	if g.isRetired() || !g.proc.alive() {
+		e.mu.Unlock()
+		return nil, errGone
+	}
+	g.active++
+	select {
+	case t := <-g.idle:
+		e.mu.Unlock()
+		return t, nil
+	default:
+	}
+	if g.live < e.cfg.Tabs {
+		g.live++
+		e.mu.Unlock()
+		t, err := openTab(ctx, g.proc, e.gate, e.cfg.JavaScript)
+		if err != nil {
+			e.mu.Lock()
+			g.live--
+			e.mu.Unlock()
+			e.done(g)
+			return nil, err
+		}
+		return t, nil
+	}
+	e.mu.Unlock()
+	// Every tab is in use by a render or on its way: one comes back soon.
+	select {
+	case t := <-g.idle:
+		return t, nil
+	case <-ctx.Done():
+		e.done(g)
+		return nil, ctx.Err()
+	case <-g.retired:
+		e.done(g)
+		return nil, errGone
+	}
+}
+
+// done ends a render's hold on g without a tab to give back.
+func (e *engine) done(g *generation) {
+	e.mu.Lock()
+	g.active--
+	drain := g.isRetired() && g.active == 0
+	e.mu.Unlock()
+	if drain {
+		go e.kill(g)
+	}
+}
+
+// give returns a tab after a render. A tab that failed, timed out or served
+// its quota is closed and replaced, never reused: it may still be busy.
+func (e *engine) give(g *generation, t *tab, ok bool) {
+	e.mu.Lock()
+	g.active--
+	healthy := !g.isRetired() && g.proc.alive()
+	reuse := ok && healthy && t.renders < e.cfg.RecycleAfter
+	replace := false
+	if !reuse {
+		g.live--
+		if healthy && g.live < e.cfg.Tabs {
+			g.live++
+			replace = true
+		}
+	}
+	drain := g.isRetired() && g.active == 0
+	e.mu.Unlock()
+
+	if reuse {
+		g.idle <- t
+	} else {
+		e.stats.recycled.Add(1)
+		go t.close()
+	}
+	if replace {
+		go e.replaceTab(g)
+	}
+	if drain {
+		go e.kill(g)
+	}
+	if ok {
+		e.maybeCheckMemory(g)
+	}
+}
+
+// replaceTab opens a tab in the background so that the next render does not
+// wait for it.
+func (e *engine) replaceTab(g *generation) {
+	ctx, cancel := context.WithTimeout(g.proc.ctx, openTabTimeout)
+	defer cancel()
+	t, err := openTab(ctx, g.proc, e.gate, e.cfg.JavaScript)
+	if err != nil {
+		e.mu.Lock()
+		g.live--
+		e.mu.Unlock()
+		if g.proc.alive() {
+			e.log.Warn("open tab failed", "err", err)
+		}
+		return
+	}
+	g.idle <- t
+}
+
+// maybeCheckMemory replaces the browser when its memory passes the bound,
+// looking at most every memCheckEvery and never on the render's time.
+func (e *engine) maybeCheckMemory(g *generation) {
+	limit := int64(e.cfg.MaxBrowserMemoryMB) << 20
+	now := time.Now().UnixNano()
+	if limit == 0 || now-e.lastMem.Load() < int64(memCheckEvery) || !e.checking.CompareAndSwap(false, true) {
+		return
+	}
+	e.lastMem.Store(now)
+	go func() {
+		defer e.checking.Store(false)
+		rss, err := g.proc.rss()
+		if err != nil || rss <= limit {
+			return
+		}
+		e.log.Info("browser over its memory bound; starting a new one", "rssMB", rss>>20, "limitMB", limit>>20)
+		e.stats.restarts.Add(1)
+		e.mu.Lock()
+		e.retireLocked(g)
+		drain := g.active == 0
+		e.mu.Unlock()
+		if drain {
+			e.kill(g)
+		}
+	}()
+}
+
+// checkHung kills g's browser when it does not answer in time, so that a
+// wedged browser costs one timeout and not every later render.
+func (e *engine) checkHung(g *generation) {
+	ctx, cancel := context.WithTimeout(g.proc.ctx, hangCheck)
+	defer cancel()
+	if _, err := g.proc.version(ctx); err != nil && g.proc.alive() {
+		e.log.Warn("browser does not answer; killing it", "err", err)
+		e.kill(g) // watch counts the crash
+	}
+}
+
+// close kills every browser.
+func (e *engine) close() {
+	e.mu.Lock()
+	e.closed = true
+	gens := make([]*generation, 0, len(e.gens))
+	for g := range e.gens {
+		gens = append(gens, g)
+		e.retireLocked(g)
+	}
+	e.mu.Unlock()
+	for _, g := range gens {
+		e.kill(g)
+	}
+	e.stop()
+	e.hole.close()
+}

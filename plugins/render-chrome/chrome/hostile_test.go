@@ -1,0 +1,215 @@
+package chrome
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+)
+
+// hostileBody tries every way a document can make the browser fetch
+// something: each aims at the private server or at /etc/passwd. One
+// stylesheet comes from the public server and is allowed when remote
+// resources are.
+func hostileBody(n *testNet) string {
+	priv := n.private.URL
+	port := n.privatePort()
+	pub := n.publicURL()
+	r := strings.NewReplacer("PRIV", priv, "PORT", port, "PUB", pub)
+	return r.Replace(`
+<p class="remote">HOSTILE-START</p>
+<link rel="stylesheet" href="PUB/ok.css">
+<img src="PRIV/img">
+<img src="PUB/redirect">
+<img src="PUB/chain">
+<iframe src="PRIV/frame"></iframe>
+<iframe src="file:///etc/passwd"></iframe>
+<iframe srcdoc="<img src='PRIV/srcdoc'><iframe src='file:///etc/passwd'></iframe>"></iframe>
+<iframe src="data:text/html,<img src='PRIV/dataframe'>"></iframe>
+<link rel="stylesheet" href="PRIV/link.css">
+<link rel="stylesheet" href="file:///etc/passwd">
+<style>
+@import url("PRIV/import.css");
+@import url("FILE:///etc/passwd");
+body { background: url("PRIV/bg.png"); }
+@font-face { font-family: evil; src: url("PRIV/font.woff2"), url("file:///usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"); }
+.evil { font-family: evil; list-style-image: url("PRIV/bullet.png"); }
+</style>
+<ul class="evil"><li>font and bullet</li></ul>
+<object data="PRIV/object"></object>
+<object data="file:///etc/passwd" type="text/plain"></object>
+<embed src="PRIV/embed">
+<embed src="file:///etc/passwd" type="text/plain">
+<video poster="PRIV/poster.png" src="PRIV/video.mp4"></video>
+<audio src="PRIV/audio.mp3" autoplay></audio>
+<script src="PRIV/script.js"></script>
+<script>
+  fetch("PRIV/fetch").catch(() => {});
+  fetch("file:///etc/passwd").then(r => r.text()).then(t => document.body.append(t)).catch(() => {});
+  new Image().src = "PRIV/jsimg";
+  try { navigator.sendBeacon("PRIV/beacon", "x"); } catch (e) {}
+  try { new WebSocket("ws://127.0.0.1:PORT/ws"); } catch (e) {}
+  try { new EventSource("PRIV/events"); } catch (e) {}
+  try { const x = new XMLHttpRequest(); x.open("GET", "file:///etc/passwd", false); x.send(); document.body.append(x.responseText); } catch (e) {}
+  document.write('<img src="PRIV/written">');
+</script>
+<meta http-equiv="refresh" content="0; url=PRIV/refresh">
+<meta http-equiv="refresh" content="0; url=file:///etc/passwd">
+<img src="FiLe:///etc/passwd">
+<img src="hTTp://127.0.0.1:PORT/mixed-case">
+<img src="http://[::ffff:127.0.0.1]:PORT/mapped">
+<img src="http://0x7f000001:PORT/hex">
+<img src="http://2130706433:PORT/decimal">
+<img src="http://0177.0.0.1:PORT/octal">
+<img src="http://127.1:PORT/short">
+<img src="http://localhost:PORT/localhost">
+<img src="http://[::1]:PORT/v6">
+<img src="http://169.254.169.254/latest/meta-data/">
+<img srcset="PRIV/srcset 2x">
+<picture><source srcset="PRIV/source"><img alt=""></picture>
+<svg width="10" height="10"><image href="PRIV/svg-image" width="10" height="10"/></svg>
+<input type="image" src="PRIV/input" alt="">
+<link rel="preconnect" href="PRIV">
+<link rel="dns-prefetch" href="PRIV">
+<link rel="prefetch" href="PRIV/prefetch">
+<link rel="preload" as="image" href="PRIV/preload">
+<link rel="icon" href="PRIV/favicon.ico">
+<a href="file:///etc/passwd">a link is not a fetch</a>
+<p>HOSTILE-END</p>`)
+}
+
+func TestHostileDocumentReachesNothing(t *testing.T) {
+	tests := []struct {
+		name        string
+		config      string
+		remoteStyle bool // the public stylesheet applies
+		bare        bool // without the browser's network lockdown
+	}{
+		{"scripts off, remote allowed", `{"tabs":1,"allowRemote":true}`, true, false},
+		{"scripts on, remote allowed", `{"tabs":1,"allowRemote":true,"javascript":true}`, true, false},
+		{"scripts on, remote denied", `{"tabs":1,"javascript":true}`, false, false},
+		// Without the browser's proxy and resolver lockdown the Fetch gate
+		// alone must stop every request. It cannot stop the connections
+		// Chromium opens ahead of requests (preconnects), which is what the
+		// lockdown is for.
+		{"gate alone, scripts on, remote allowed", `{"tabs":1,"allowRemote":true,"javascript":true}`, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := newTestNet(t)
+			opts := n.options()
+			if tt.bare {
+				opts = append(opts, func(o *options) { o.bareNetwork = true })
+			}
+			r := newRenderer(t, tt.config, opts...)
+			for range 2 { // the second render runs on a used tab
+				res := render(t, r, doc{body: hostileBody(n)})
+				text := pdfText(t, res.PDF)
+				if strings.Contains(text, "root:x:0:0") {
+					t.Fatalf("the PDF holds /etc/passwd or the private server's answer:\n%s", text)
+				}
+				for _, marker := range []string{"HOSTILE-START", "HOSTILE-END"} {
+					if !strings.Contains(text, marker) {
+						t.Fatalf("%s missing: the document was not printed as given:\n%s", marker, text)
+					}
+				}
+				green := countPixels(t, res.PDF, isGreen)
+				if tt.remoteStyle && green == 0 {
+					t.Error("the allowed public stylesheet was not applied")
+				}
+				if !tt.remoteStyle && green != 0 {
+					t.Error("a stylesheet loaded though remote resources are off")
+				}
+			}
+			if h := n.privateHits.Load(); h != 0 {
+				t.Errorf("the private loopback server got %d requests, want 0", h)
+			}
+			if c := n.privateConns.Load(); c != 0 && !tt.bare {
+				t.Errorf("the private loopback server accepted %d connections, want 0", c)
+			}
+			if d := n.strayDials.Load(); d != 0 {
+				t.Errorf("the fetcher tried to dial %d non-public addresses", d)
+			}
+			if !tt.remoteStyle && n.publicHits.Load() != 0 {
+				t.Errorf("the public server got %d requests with remote resources off", n.publicHits.Load())
+			}
+			if r.Stats().Blocked == 0 {
+				t.Error("nothing counted as blocked")
+			}
+			t.Logf("stats %+v", r.Stats())
+		})
+	}
+}
+
+func TestScriptsOffByDefault(t *testing.T) {
+	tests := []struct {
+		name, config string
+		ran          bool
+	}{
+		{"default", `{"tabs":1}`, false},
+		{"javascript on", `{"tabs":1,"javascript":true}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRenderer(t, tt.config)
+			res := render(t, r, doc{body: `<p id="p">STATIC</p><script>document.getElementById("p").textContent = "SCRIPTED"; window.leak = "LEAKED";</script>`})
+			text := pdfText(t, res.PDF)
+			if got := strings.Contains(text, "SCRIPTED"); got != tt.ran {
+				t.Fatalf("script ran = %v, want %v:\n%s", got, tt.ran, text)
+			}
+			// A later document on the same tab sees none of the earlier
+			// one's window.
+			res = render(t, r, doc{body: `<p id="q">CLEAN</p><script>document.getElementById("q").textContent = String(window.leak);</script>`})
+			if text := pdfText(t, res.PDF); strings.Contains(text, "LEAKED") {
+				t.Fatalf("window state leaked between documents:\n%s", text)
+			}
+		})
+	}
+}
+
+func TestDecide(t *testing.T) {
+	const main, sub = cdp.FrameID("main"), cdp.FrameID("sub")
+	tests := []struct {
+		name        string
+		url         string
+		typ         network.ResourceType
+		frame       cdp.FrameID
+		method      string
+		allowRemote bool
+		want        verdict
+	}{
+		{"data image", "data:image/png;base64,AA==", network.ResourceTypeImage, main, "GET", false, inline},
+		{"DATA upper case", "DATA:text/css,h1{}", network.ResourceTypeStylesheet, main, "GET", false, inline},
+		{"file", "file:///etc/passwd", network.ResourceTypeImage, main, "GET", true, deny},
+		{"file mixed case", "FiLe:///etc/passwd", network.ResourceTypeStylesheet, main, "GET", true, deny},
+		{"http remote off", "http://example.com/a.png", network.ResourceTypeImage, main, "GET", false, deny},
+		{"http remote on", "http://example.com/a.png", network.ResourceTypeImage, main, "GET", true, remote},
+		{"https remote on", "https://example.com/a.css", network.ResourceTypeStylesheet, main, "GET", true, remote},
+		{"HTTP mixed case remote on", "hTTp://example.com/a.png", network.ResourceTypeImage, main, "GET", true, remote},
+		{"post remote on", "http://example.com/x", network.ResourceTypeXHR, main, "POST", true, deny},
+		{"ftp", "ftp://example.com/x", network.ResourceTypeImage, main, "GET", true, deny},
+		{"ws", "ws://example.com/x", network.ResourceTypeWebSocket, main, "GET", true, deny},
+		{"blob", "blob:null/1234", network.ResourceTypeImage, main, "GET", true, deny},
+		{"chrome", "chrome://settings", network.ResourceTypeImage, main, "GET", true, deny},
+		{"navigation", "http://example.com/", network.ResourceTypeDocument, main, "GET", true, abort},
+		{"data navigation", "data:text/html,x", network.ResourceTypeDocument, main, "GET", true, abort},
+		{"frame", "http://example.com/", network.ResourceTypeDocument, sub, "GET", true, abort},
+		{"file frame", "file:///etc/passwd", network.ResourceTypeDocument, sub, "GET", true, abort},
+		{"data frame", "data:text/html,x", network.ResourceTypeDocument, sub, "GET", false, inline},
+		{"unparsable", "http://[::1", network.ResourceTypeImage, main, "GET", true, deny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := &fetch.EventRequestPaused{
+				Request:      &network.Request{URL: tt.url, Method: tt.method},
+				ResourceType: tt.typ,
+				FrameID:      tt.frame,
+			}
+			if got := decide(ev, main, tt.allowRemote); got != tt.want {
+				t.Fatalf("decide = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

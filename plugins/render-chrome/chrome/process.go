@@ -1,0 +1,221 @@
+package chrome
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// process is one running Chromium in a process group of its own.
+type process struct {
+	// ctx ends when the browser is gone, killed by us or by anyone else.
+	ctx         context.Context
+	cancel      context.CancelFunc
+	allocCancel context.CancelFunc
+	browser     *chromedp.Browser
+	pgid        int
+	dataDir     string
+}
+
+// launchOptions are what a browser start needs from the config.
+type launchOptions struct {
+	execPath  string
+	proxyAddr string // the blackhole every request that escapes interception meets
+	// bareNetwork leaves out the browser's own network lockdown, so that
+	// tests can prove the Fetch gate alone.
+	bareNetwork bool
+	log       *slog.Logger
+}
+
+// chromeFlags keep the browser off the network and quiet. Fetch
+// interception answers every request of a tab; the proxy catches what it
+// cannot see (preconnects, WebSockets, requests of out-of-process frames
+// and workers) and the resolver rule keeps Chromium from resolving names.
+func chromeFlags(o launchOptions) []chromedp.ExecAllocatorOption {
+	flags := []chromedp.ExecAllocatorOption{
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("hide-scrollbars", true),
+	}
+	if o.bareNetwork {
+		return flags
+	}
+	return append(flags,
+		chromedp.Flag("proxy-server", "http://"+o.proxyAddr),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+	)
+}
+
+// launch starts a browser. The browser outlives ctx, which only bounds the
+// start; root bounds the browser's life.
+func launch(ctx, root context.Context, o launchOptions) (*process, error) {
+	dataDir, err := os.MkdirTemp("", "mdpress-chrome-")
+	if err != nil {
+		return nil, fmt.Errorf("user data dir: %w", err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromeFlags(o)...)
+	opts = append(opts,
+		chromedp.ExecPath(o.execPath),
+		chromedp.UserDataDir(dataDir),
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			// Its own group, so that Close and a crash recovery kill the
+			// renderers and the zygote too; and killed with us, so that
+			// nothing outlives the plugin.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		}),
+	)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, allocCancel := chromedp.NewExecAllocator(root, opts...)
+	logf := func(format string, args ...any) { o.log.Debug("chromium", "msg", fmt.Sprintf(format, args...)) }
+	bctx, cancel := chromedp.NewContext(allocCtx,
+		chromedp.WithLogf(logf), chromedp.WithErrorf(logf),
+		chromedp.WithBrowserOption(chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf), chromedp.WithConsolef(logf)))
+	p := &process{ctx: bctx, cancel: cancel, allocCancel: allocCancel, dataDir: dataDir}
+
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(bctx) }()
+	select {
+	case err = <-started:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
+		p.browser = c.Browser
+		if proc := c.Browser.Process(); proc != nil {
+			p.pgid = proc.Pid
+		}
+	}
+	if err != nil {
+		p.kill()
+		return nil, fmt.Errorf("start %s: %w", o.execPath, err)
+	}
+	return p, nil
+}
+
+// alive reports whether the browser still runs as far as we know.
+func (p *process) alive() bool { return p.ctx.Err() == nil }
+
+// version asks the browser for its version: the cheapest proof it answers.
+func (p *process) version(ctx context.Context) (string, error) {
+	res, err := cdp.Call(ctx, p.browser, browser.GetVersion, cdp.Empty{})
+	if err != nil {
+		return "", err
+	}
+	return res.Product, nil
+}
+
+// kill ends the whole process group at once and removes the profile. A
+// graceful close can hang on a wedged browser; nothing in the profile is
+// worth keeping.
+func (p *process) kill() {
+	if p.pgid > 0 {
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	}
+	p.cancel()
+	p.allocCancel()
+	_ = os.RemoveAll(p.dataDir)
+}
+
+// rss returns the resident memory of every process in the group, in bytes.
+// Shared pages count once per process, so it overstates what the group
+// costs; it is a bound, and it is cheap.
+func (p *process) rss() (int64, error) {
+	return groupRSS(p.pgid)
+}
+
+func groupRSS(pgid int) (int64, error) {
+	if pgid <= 0 {
+		return 0, errors.New("no process group")
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	page := int64(os.Getpagesize())
+	var total int64
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || statPgrp(stat) != pgid {
+			continue
+		}
+		statm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "statm"))
+		if err != nil {
+			continue
+		}
+		f := bytes.Fields(statm)
+		if len(f) < 2 {
+			continue
+		}
+		pages, _ := strconv.ParseInt(string(f[1]), 10, 64)
+		total += pages * page
+	}
+	return total, nil
+}
+
+// statPgrp returns the process group from /proc/PID/stat. The command name
+// is in parentheses and may hold spaces, so fields count from the last ')'.
+func statPgrp(stat []byte) int {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return -1
+	}
+	f := bytes.Fields(stat[i+1:])
+	// state ppid pgrp
+	if len(f) < 3 {
+		return -1
+	}
+	n, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// findChrome returns the browser binary: the configured path, else the
+// real binary behind Debian's wrapper, else the usual names on PATH.
+func findChrome(configured string) (string, error) {
+	if configured != "" {
+		if _, err := os.Stat(configured); err != nil {
+			return "", err
+		}
+		return configured, nil
+	}
+	// The /usr/bin/chromium wrapper costs ~80 ms a start.
+	for _, p := range []string{"/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser"} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no chromium binary found")
+}

@@ -1,0 +1,271 @@
+// Package chrome is the render stage on Chromium: it prints the styled HTML
+// document the style stage made, in one long-lived browser with a pool of
+// reused tabs, with every request the document makes refused unless the
+// operator allows public remote resources.
+package chrome
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mdpress/mdpress/plugins/render-chrome/chrome/egress"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Version is reported in the plugin's Info.
+const Version = "0.1.0"
+
+// maxPagePt bounds a page side: the largest a PDF page may be (200 in).
+const maxPagePt = 14400
+
+// Renderer prints styled HTML to PDF with Chromium.
+type Renderer struct {
+	log  *slog.Logger
+	opts options
+
+	mu  sync.Mutex
+	eng *engine
+	// stats outlive engines so counters never go backwards.
+	stats stats
+}
+
+// Option changes a Renderer.
+type Option func(*options)
+
+type options struct {
+	lookup      egress.LookupFunc
+	dial        egress.DialFunc
+	bareNetwork bool // tests only; see launchOptions
+}
+
+// WithLookup replaces the resolver remote resources are looked up with.
+// Tests point names at loopback servers with it; the address policy still
+// applies to what it returns.
+func WithLookup(f egress.LookupFunc) Option { return func(o *options) { o.lookup = f } }
+
+// WithDial replaces how a checked address of a remote resource is dialled.
+func WithDial(f egress.DialFunc) Option { return func(o *options) { o.dial = f } }
+
+// New returns a Renderer. It starts nothing until Configure.
+func New(log *slog.Logger, opts ...Option) *Renderer {
+	r := &Renderer{log: log}
+	for _, o := range opts {
+		o(&r.opts)
+	}
+	return r
+}
+
+// Configure reads the config, starts the browser and opens a first tab, so
+// that the host's health check and the first render find it warm.
+func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	cfg, err := ParseConfig(req.Config)
+	if err != nil {
+		return nil, err
+	}
+	path, err := findChrome(cfg.ChromePath)
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: no Chromium found (set chromePath)")
+	}
+	hole, err := newBlackhole()
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "render-chrome: start")
+	}
+	root, stop := context.WithCancel(context.Background())
+	e := &engine{
+		cfg:      cfg,
+		launchOp: launchOptions{execPath: path, proxyAddr: hole.addr(), bareNetwork: r.opts.bareNetwork, log: r.log},
+		gate: &gate{
+			allowRemote: cfg.AllowRemote,
+			fetcher:     egress.NewFetcher(r.opts.lookup, r.opts.dial, cfg.RemoteMaxBytes, time.Duration(cfg.RemoteTimeout)),
+			log:         r.log,
+			stats:       &r.stats,
+		},
+		log:   r.log,
+		stats: &r.stats,
+		hole:  hole,
+		root:  root,
+		stop:  stop,
+		slots: make(chan struct{}, cfg.Tabs),
+		gens:  make(map[*generation]struct{}),
+	}
+	r.mu.Lock()
+	old := r.eng
+	r.eng = e
+	r.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	if err := r.warm(ctx, e); err != nil {
+		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: Chromium did not start")
+	}
+	r.log.Info("render-chrome configured", "chrome", path, "tabs", cfg.Tabs, "queue", cfg.Queue,
+		"javascript", cfg.JavaScript, "allowRemote", cfg.AllowRemote)
+	return &stage.ConfigureResponse{Info: stage.Info{
+		Name:         "render-chrome",
+		Version:      Version,
+		Capabilities: []string{stage.CapCSS},
+	}}, nil
+}
+
+// warm starts the browser and puts one tab in the pool.
+func (r *Renderer) warm(ctx context.Context, e *engine) error {
+	g, err := e.current(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := e.take(ctx, g)
+	if err != nil {
+		return err
+	}
+	e.give(g, t, true)
+	return nil
+}
+
+func (r *Renderer) engine() *engine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eng
+}
+
+// Health checks that the browser answers, starting one if the last died.
+func (r *Renderer) Health(ctx context.Context) error {
+	e := r.engine()
+	if e == nil {
+		return stage.Errorf(stage.CodeUnavailable, "render-chrome: not configured")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	g, err := e.current(ctx)
+	if err != nil {
+		return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser unavailable")
+	}
+	vctx, vcancel := context.WithTimeout(ctx, hangCheck)
+	defer vcancel()
+	if _, err := g.proc.version(vctx); err != nil {
+		if g.proc.alive() {
+			e.kill(g) // hung: the next call starts a new one
+		}
+		return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser does not answer")
+	}
+	return nil
+}
+
+// Close kills the browser. It is safe to call twice and before Configure.
+func (r *Renderer) Close() error {
+	r.mu.Lock()
+	e := r.eng
+	r.eng = nil
+	r.mu.Unlock()
+	if e != nil {
+		e.close()
+	}
+	return nil
+}
+
+// Render prints req.HTML on paper of req.Page.
+func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
+	e := r.engine()
+	if e == nil {
+		return nil, stage.Errorf(stage.CodeUnavailable, "render-chrome: not configured")
+	}
+	if err := validate(req); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(e.cfg.RenderTimeout))
+	defer cancel()
+
+	release, err := e.admit(ctx)
+	if err != nil {
+		return nil, r.failure(ctx, nil, err)
+	}
+	defer release()
+	e.stats.inFlight.Add(1)
+	defer e.stats.inFlight.Add(-1)
+
+	for attempt := 0; ; attempt++ {
+		g, err := e.current(ctx)
+		if err != nil {
+			return nil, r.failure(ctx, nil, err)
+		}
+		t, err := e.take(ctx, g)
+		if errors.Is(err, errGone) && attempt < 2 {
+			continue // the browser went away before the render began
+		}
+		if err != nil {
+			return nil, r.failure(ctx, g, err)
+		}
+		pdf, err := t.render(ctx, req.HTML, req.Page)
+		e.give(g, t, err == nil)
+		if err != nil {
+			if ctx.Err() != nil && g.proc.alive() {
+				go e.checkHung(g)
+			}
+			return nil, r.failure(ctx, g, err)
+		}
+		e.stats.rendered.Add(1)
+		return &stage.RenderResponse{PDF: pdf, Pages: countPages(pdf)}, nil
+	}
+}
+
+func validate(req *stage.RenderRequest) error {
+	if req.HTML == "" {
+		return stage.Errorf(stage.CodeInvalid, "nothing to render: the HTML is empty")
+	}
+	p := req.Page
+	if !(p.WidthPt > 0 && p.HeightPt > 0 && p.WidthPt <= maxPagePt && p.HeightPt <= maxPagePt) {
+		return stage.Errorf(stage.CodeInvalid, "page size %gx%g pt is outside 0..%d pt", p.WidthPt, p.HeightPt, maxPagePt)
+	}
+	return nil
+}
+
+// failure turns err into a client-safe stage error and counts it. g is the
+// browser the render ran on, if it got that far.
+func (r *Renderer) failure(ctx context.Context, g *generation, err error) error {
+	var se *stage.Error
+	if errors.As(err, &se) {
+		return err // already safe: busy, invalid
+	}
+	r.stats.failed.Add(1)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		r.stats.timedOut.Add(1)
+		return stage.Wrap(stage.CodeTimeout, err, "rendering the PDF took longer than allowed")
+	case ctx.Err() != nil:
+		return stage.Wrap(stage.CodeUnavailable, err, "rendering was canceled")
+	case errors.Is(err, errClosed):
+		return stage.Wrap(stage.CodeUnavailable, err, "the renderer is shutting down")
+	case g != nil && !g.proc.alive():
+		r.log.Warn("render failed: browser gone", "err", err)
+		return stage.Wrap(stage.CodeUnavailable, err, "the browser stopped while rendering; try again")
+	}
+	r.log.Error("render failed", "err", err)
+	return stage.Wrap(stage.CodeInternal, err, "rendering the PDF failed")
+}
+
+// Stats returns the renderer's counters.
+func (r *Renderer) Stats() Stats {
+	s := r.stats.snapshot()
+	if e := r.engine(); e != nil {
+		s.Escaped = e.hole.conns.Load()
+	}
+	return s
+}
+
+// WriteMetrics writes the counters in the Prometheus text format for the
+// host to merge into its own.
+func (r *Renderer) WriteMetrics(w io.Writer) error {
+	if err := writeMetrics(w, r.Stats()); err != nil {
+		return fmt.Errorf("write metrics: %w", err)
+	}
+	return nil
+}
+
+var (
+	_ stage.Plugin   = (*Renderer)(nil)
+	_ stage.Renderer = (*Renderer)(nil)
+)

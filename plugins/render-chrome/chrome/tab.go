@@ -1,0 +1,168 @@
+package chrome
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// tab is one long-lived browser tab that prints one document at a time.
+type tab struct {
+	ctx     context.Context // the tab's life; a child of the browser's
+	cancel  context.CancelFunc
+	target  *chromedp.Target
+	frame   cdp.FrameID
+	js      bool
+	renders int
+}
+
+// openTab opens a tab on p, with its requests routed through g. ctx bounds
+// only the opening: a tab lives until close.
+func openTab(ctx context.Context, p *process, g *gate, js bool) (*tab, error) {
+	tctx, cancel := chromedp.NewContext(p.ctx)
+	t := &tab{ctx: tctx, cancel: cancel, js: js}
+	done := make(chan error, 1)
+	// chromedp binds a tab to the context of its first call, so the setup
+	// runs on the tab's own context and ctx is watched beside it.
+	go func() { done <- t.setup(g) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			go cancel()
+			return nil, err
+		}
+		return t, nil
+	case <-ctx.Done():
+		go cancel()
+		return nil, ctx.Err()
+	}
+}
+
+func (t *tab) setup(g *gate) error {
+	if err := chromedp.Do(t.ctx); err != nil {
+		return fmt.Errorf("open tab: %w", err)
+	}
+	t.target = chromedp.FromContext(t.ctx).Target
+	tree, err := cdp.Call(t.ctx, t.target, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("frame tree: %w", err)
+	}
+	t.frame = tree.FrameTree.Frame.ID
+	if !t.js {
+		// Holds for every later document of this tab.
+		if _, err := cdp.Call(t.ctx, t.target, emulation.SetScriptExecutionDisabled,
+			emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			return fmt.Errorf("disable scripts: %w", err)
+		}
+	}
+	// Subscribe before enabling, so that no paused request goes unanswered.
+	paused := cdp.Events(t.ctx, t.target, fetch.RequestPaused)
+	go g.serve(t.ctx, t.target, t.frame, paused)
+	if _, err := cdp.Call(t.ctx, t.target, fetch.Enable, fetch.EnableParams{
+		Patterns: []*fetch.RequestPattern{{URLPattern: "*"}},
+	}); err != nil {
+		return fmt.Errorf("enable interception: %w", err)
+	}
+	return nil
+}
+
+// close closes the tab. It waits for the browser, so callers on a request
+// path run it in a goroutine.
+func (t *tab) close() { t.cancel() }
+
+// render prints html on paper of the given size and returns the PDF.
+func (t *tab) render(ctx context.Context, html string, size stage.PageSize) ([]byte, error) {
+	t.renders++
+	if t.js {
+		// A script's window outlives setDocumentContent; a navigation gives
+		// the next document a fresh one.
+		if _, err := cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+			return nil, fmt.Errorf("reset window: %w", err)
+		}
+	}
+	loads, unsubscribe := t.target.Subscribe(page.LoadEventFired.Method)
+	defer unsubscribe()
+	if _, err := cdp.Call(ctx, t.target, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: t.frame, HTML: html}); err != nil {
+		return nil, fmt.Errorf("set document: %w", err)
+	}
+	if err := t.waitLoaded(ctx, loads); err != nil {
+		return nil, err
+	}
+	pdf, err := chromedp.PrintToPDF(printParams(size))(ctx, t.target)
+	if err != nil {
+		return nil, fmt.Errorf("print to pdf: %w", err)
+	}
+	return pdf, nil
+}
+
+// waitLoaded returns once the document and its fonts have loaded. A load
+// event may belong to an earlier document, so the state is read again
+// after each one rather than trusted.
+func (t *tab) waitLoaded(ctx context.Context, loads <-chan jsonv2.Value) error {
+	for {
+		state, err := t.eval(ctx, "document.readyState", false)
+		if err != nil {
+			return fmt.Errorf("ready state: %w", err)
+		}
+		if state == `"complete"` {
+			break
+		}
+		select {
+		case _, ok := <-loads:
+			if !ok {
+				return errors.New("tab closed while loading")
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	// DevTools evaluation runs even with page scripts disabled.
+	if _, err := t.eval(ctx, "document.fonts.ready.then(() => true)", true); err != nil {
+		return fmt.Errorf("fonts: %w", err)
+	}
+	return nil
+}
+
+// eval evaluates expr and returns its JSON value.
+func (t *tab) eval(ctx context.Context, expr string, await bool) (string, error) {
+	res, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:    expr,
+		ReturnByValue: new(true),
+		AwaitPromise:  &await,
+	})
+	if err != nil {
+		return "", err
+	}
+	if res.ExceptionDetails != nil {
+		return "", fmt.Errorf("%s", res.ExceptionDetails.Text)
+	}
+	return string(res.Result.Value), nil
+}
+
+// printParams are the print settings. The paper is the requested size; the
+// page margins are zero because the document's @page rule sets them, and
+// that is also what makes Chromium lay out the @page margin boxes that
+// carry the page numbers.
+func printParams(size stage.PageSize) chromedp.PDFOption {
+	return func(p *page.PrintToPDFParams) {
+		p.PaperWidth = size.WidthPt / 72
+		p.PaperHeight = size.HeightPt / 72
+		p.MarginTop, p.MarginRight, p.MarginBottom, p.MarginLeft = new(0.0), new(0.0), new(0.0), new(0.0)
+		p.PreferCSSPageSize = new(false)
+		p.PrintBackground = new(true)
+		p.GenerateDocumentOutline = new(true)
+		p.GenerateTaggedPDF = new(true)
+		// A stream read in chunks has no message size cap.
+		p.TransferMode = page.PrintToPDFTransferModeReturnAsStream
+	}
+}
