@@ -1,0 +1,354 @@
+package layout
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+func isInline(k stage.Kind) bool {
+	switch k {
+	case stage.KindText, stage.KindSoftBreak, stage.KindHardBreak, stage.KindEmphasis, stage.KindStrong,
+		stage.KindStrikethrough, stage.KindCodeSpan, stage.KindLink, stage.KindImage, stage.KindRawHTML,
+		stage.KindFootnoteRef:
+		return true
+	}
+	return false
+}
+
+// blocks lays out a sequence of block nodes. Inline nodes found among them
+// (a tight list item's text, say) form an implicit paragraph.
+func (e *engine) blocks(ns []*stage.Node) {
+	for i := 0; i < len(ns); i++ {
+		if ns[i] == nil {
+			continue
+		}
+		if isInline(ns[i].Kind) {
+			j := i
+			for j < len(ns) && ns[j] != nil && isInline(ns[j].Kind) {
+				j++
+			}
+			e.paragraph(ns[i:j])
+			i = j - 1
+			continue
+		}
+		var next *stage.Node
+		if i+1 < len(ns) {
+			next = ns[i+1]
+		}
+		e.block(ns[i], next)
+	}
+}
+
+func (e *engine) block(n, next *stage.Node) {
+	e.tick()
+	if e.depth >= maxDepth {
+		// Too deep to be a real document: keep the words, drop the structure.
+		e.flow(e.textAtoms(nil, plainText(n), e.baseStyle()), e.baseStyle(), alignLeft)
+		e.addGap(e.paraGap())
+		return
+	}
+	e.depth++
+	defer func() { e.depth-- }()
+	switch n.Kind {
+	case stage.KindParagraph:
+		e.paragraph(n.Children)
+	case stage.KindHeading:
+		e.heading(n, next)
+	case stage.KindBlockquote:
+		e.blockquote(n)
+	case stage.KindList:
+		e.list(n)
+	case stage.KindCodeBlock:
+		e.codeBlock(n.Text)
+	case stage.KindHTMLBlock:
+		e.htmlBlock(n.Text)
+	case stage.KindThematicBreak:
+		e.rule()
+	case stage.KindTable:
+		e.table(n)
+	case stage.KindFootnotes:
+		e.footnotes = append(e.footnotes, n) // notes go at the end of the document
+	default:
+		// Footnotes outside their list, stray list items, kinds this backend
+		// does not know: their content still counts.
+		e.blocks(n.Children)
+	}
+}
+
+func (e *engine) paraGap() float64 {
+	if e.tight {
+		return e.th.gap * 0.3
+	}
+	return e.th.gap
+}
+
+func (e *engine) paragraph(ns []*stage.Node) {
+	st := e.baseStyle()
+	atoms := e.inlines(ns, st)
+	if !visible(atoms) {
+		for _, a := range atoms {
+			if a.kind == aAnchor {
+				e.anchor(a.text, e.y)
+			}
+		}
+		return
+	}
+	e.flow(atoms, st, alignLeft)
+	e.addGap(e.paraGap())
+}
+
+// visible reports whether atoms draw anything.
+func visible(atoms []atom) bool {
+	for _, a := range atoms {
+		switch a.kind {
+		case aText, aImage, aBlockImage, aBreak:
+			return true
+		}
+	}
+	return false
+}
+
+// flow lays out inline content in the current column, one line at a time,
+// with images too large to sit in a line placed as blocks between lines.
+func (e *engine) flow(atoms []atom, strut *style, al align) {
+	start := 0
+	for i := 0; i <= len(atoms); i++ {
+		if i < len(atoms) && atoms[i].kind != aBlockImage {
+			continue
+		}
+		if seg := atoms[start:i]; visible(seg) {
+			for _, l := range e.breakLines(seg, e.x1-e.x0, strut) {
+				top := e.place(l.h)
+				e.emitLine(&l, e.x0, top, e.x1-e.x0, al)
+			}
+		}
+		if i < len(atoms) {
+			e.blockImage(atoms[i])
+		}
+		start = i + 1
+	}
+}
+
+// blockImage places an image on lines of its own.
+func (e *engine) blockImage(a atom) {
+	top := e.place(a.imgH)
+	e.drawMarkers(top + e.fonts.Face(e.doc.Body).Ascent*e.th.size)
+	e.add(Item{Kind: ImageBox, Image: a.img, X: e.x0, Y: top, W: a.w, H: a.imgH})
+	if a.st.link != "" {
+		e.link(a.st.link, e.x0, top, a.w, a.imgH)
+	}
+	e.y += e.th.gap * 0.3
+}
+
+func (e *engine) heading(n, next *stage.Node) {
+	level, _ := strconv.Atoi(n.Attr("level"))
+	level = min(max(level, 1), 6)
+	size := e.th.headingSizes[level-1] * e.scale
+	st := &style{family: e.th.heading, bold: true, size: size, color: e.th.headingColor}
+	lines := e.breakLines(e.inlines(n.Children, st), e.x1-e.x0, st)
+	h := 0.0
+	for _, l := range lines {
+		h += l.h
+	}
+	rule := e.th.headingRule && level <= 2
+	if rule {
+		h += size * 0.3
+	}
+	e.addGap(e.th.gap * (1.2 + 0.1*float64(6-level)))
+	// Keep the heading with the start of what follows it.
+	if !e.fits(h + e.leadHeight(next)) {
+		e.newPage()
+	}
+	for i := range lines {
+		top := e.place(lines[i].h)
+		if i == 0 {
+			e.anchor(n.Attr("id"), top)
+			e.bookmark(level, strings.Join(strings.Fields(plainText(n)), " "), top)
+		}
+		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, alignLeft)
+	}
+	if rule {
+		y := e.y + size*0.25
+		e.add(Item{Kind: Line, X: e.x0, Y: y, X2: e.x1, Y2: y, LineWidth: math.Max(0.6, size/28), Color: e.th.accent})
+		e.y += size * 0.3
+	}
+	e.addGap(e.th.gap * 0.7)
+}
+
+// leadHeight estimates the room the start of n needs on the page of the
+// heading before it: a heading is never left alone at the foot of a page.
+func (e *engine) leadHeight(n *stage.Node) float64 {
+	if n == nil {
+		return 0
+	}
+	body := e.lineHeight()
+	switch n.Kind {
+	case stage.KindParagraph:
+		if a := e.soleImage(n); a != nil {
+			return e.th.gap + a.imgH
+		}
+		return e.th.gap + math.Min(2, float64(strings.Count(plainText(n), " ")/8+1))*body
+	case stage.KindCodeBlock:
+		lines := math.Min(2, float64(strings.Count(n.Text, "\n")+1))
+		return e.th.gap + lines*e.th.codeSize*codeLineHeight + 2*e.codePad()
+	case stage.KindTable:
+		return e.th.gap + 2*(body+2*cellPadY)
+	case stage.KindThematicBreak:
+		return e.th.gap
+	case stage.KindHeading:
+		return e.th.gap + e.th.headingSizes[5]*e.th.lineHeight + 2*body
+	}
+	return e.th.gap + 2*body
+}
+
+// soleImage returns the block image a paragraph consists of, if it is one.
+func (e *engine) soleImage(n *stage.Node) *atom {
+	var img *atom
+	for _, a := range e.inlines(n.Children, e.baseStyle()) {
+		switch {
+		case a.kind == aBlockImage && img == nil:
+			img = &a
+		case a.kind == aSpace || a.kind == aAnchor:
+		default:
+			return nil
+		}
+	}
+	return img
+}
+
+const codeLineHeight = 1.35
+
+func (e *engine) codePad() float64 { return e.th.codeSize * 0.7 }
+
+// codeBlock lays out preformatted text on a shaded ground. Long lines wrap
+// between characters; the block breaks across pages between lines, each
+// page's part shaded on its own.
+func (e *engine) codeBlock(code string) {
+	code = strings.TrimSuffix(code, "\n")
+	st := &style{family: e.th.mono, size: e.th.codeSize * e.scale, color: e.th.codeText}
+	pad := e.codePad()
+	width := e.x1 - e.x0 - 2*pad
+	strut := st
+	var lines []line
+	for src := range strings.SplitSeq(code, "\n") {
+		e.tick()
+		atoms := e.preAtoms(strings.TrimSuffix(src, "\r"), st)
+		for _, l := range e.breakLines(atoms, width, strut) {
+			l.h = st.size * codeLineHeight
+			lines = append(lines, l)
+		}
+	}
+	for i := 0; i < len(lines); {
+		top := e.place(2*pad + lines[i].h)
+		e.y = top + pad
+		e.drawMarkers(top + pad + lines[i].baseline())
+		at := len(e.page.Items)
+		e.add(Item{Kind: Fill, X: e.x0, Y: top, W: e.x1 - e.x0, Color: e.th.codeBg})
+		for first := true; i < len(lines) && (first || e.y+lines[i].h+pad <= e.bottom+eps); first = false {
+			e.emitLine(&lines[i], e.x0+pad, e.y, width, alignLeft)
+			e.y += lines[i].h
+			i++
+		}
+		e.y += pad
+		e.page.Items[at].H = e.y - top
+		e.cover(top, e.y)
+		if i < len(lines) {
+			e.newPage()
+		}
+	}
+	e.addGap(e.th.gap)
+}
+
+func (e *engine) blockquote(n *stage.Node) {
+	bar := math.Max(2, e.th.size*0.25)
+	x := e.x0
+	d := e.indent(bar + e.th.size)
+	color := e.color
+	e.color = e.th.muted
+	t := e.track()
+	e.blocks(n.Children)
+	e.untrack()
+	e.color = color
+	e.x0 -= d
+	if d > 0 {
+		for _, s := range t.segs {
+			p := e.doc.Pages[s.page]
+			p.Items = append(p.Items, Item{Kind: Fill, X: x, Y: s.y0, W: bar, H: s.y1 - s.y0, Color: e.th.quoteBar})
+		}
+	}
+	e.addGap(e.th.gap)
+}
+
+// rule is a thematic break.
+func (e *engine) rule() {
+	h := math.Max(e.th.gap, 6)
+	top := e.place(h)
+	e.drawMarkers(top + h/2)
+	y := top + h/2
+	e.add(Item{Kind: Line, X: e.x0, Y: y, X2: e.x1, Y2: y, LineWidth: 0.8, Color: e.th.rule})
+	e.addGap(e.th.gap)
+}
+
+// footnoteSection lays out the notes after the rest of the document, under
+// a short rule, in smaller muted text.
+func (e *engine) footnoteSection() {
+	e.addGap(e.th.gap * 2)
+	top := e.place(e.th.gap)
+	e.add(Item{Kind: Line, X: e.x0, Y: top + e.th.gap/2, X2: e.x0 + (e.x1-e.x0)/3, Y2: top + e.th.gap/2, LineWidth: 0.6, Color: e.th.rule})
+	scale, color := e.scale, e.color
+	e.scale, e.color = 0.85, e.th.muted
+	defer func() { e.scale, e.color = scale, color }()
+	n := 0
+	for _, list := range e.footnotes {
+		for _, fn := range list.Children {
+			n++
+			index := fn.Attr("index")
+			if index == "" {
+				index = strconv.Itoa(n)
+			}
+			st := e.baseStyle()
+			label := index + "."
+			indent := math.Max(e.width(label, st.face(), st.size)+st.size*0.6, st.size*1.8)
+			d := e.indent(indent)
+			e.markers = append(e.markers, marker{text: label, st: st, right: e.x0 - st.size*0.4,
+				anchors: []string{footnoteAnchor(index), fn.Attr("id")}})
+			e.blocks(fn.Children)
+			e.flushMarkers()
+			e.x0 -= d
+			e.addGap(e.th.gap * 0.5)
+		}
+	}
+}
+
+// footnoteAnchor names a footnote's position; the NUL keeps it apart from
+// any id a document can contain.
+func footnoteAnchor(index string) string { return "\x00fn:" + index }
+
+// plainText returns the text of a subtree without recursion, so that depth
+// costs nothing here.
+func plainText(n *stage.Node) string {
+	var b strings.Builder
+	stack := []*stage.Node{n}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if m == nil {
+			continue
+		}
+		switch m.Kind {
+		case stage.KindText, stage.KindCodeSpan, stage.KindCodeBlock:
+			b.WriteString(m.Text)
+		case stage.KindSoftBreak, stage.KindHardBreak:
+			b.WriteByte(' ')
+		case stage.KindHTMLBlock, stage.KindRawHTML:
+			b.WriteString(htmlText(m.Text))
+		}
+		for i := len(m.Children) - 1; i >= 0; i-- {
+			stack = append(stack, m.Children[i])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,108 @@
+// Package layout turns the parser's document tree into a display list: pages
+// of positioned text runs, rectangles, lines, images and link areas, plus the
+// anchors, outline and per-face character sets a painter needs. It knows
+// nothing of PDF; it measures text with the same metrics fpdf draws with, so
+// what it places is what the painter draws.
+//
+// Coordinates are PostScript points from the page's top-left corner, y down.
+package layout
+
+import "github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+
+// Doc is a laid-out document.
+type Doc struct {
+	Width, Height float64
+	// Content is the box text is laid out in; page furniture (numbers) goes
+	// in the margins around it.
+	Content Box
+	Pages   []*Page
+	// Used lists, per face, the characters drawn with it; nil for faces the
+	// document does not use. The painter embeds exactly these.
+	Used [fonts.Count]*fonts.Runes
+	// Images are the decoded images that Image items refer to by index.
+	Images []Image
+	// Anchors are link targets by name: heading ids, HTML anchors, footnotes.
+	Anchors map[string]Dest
+	// Outline lists the headings for bookmarks, levels normalized so that
+	// each is at most one deeper than the one before it (0 is top).
+	Outline []Mark
+	// Body is the face and colour page furniture is drawn with.
+	Body      fonts.ID
+	BodySize  float64
+	Muted     RGB
+	TextColor RGB
+}
+
+// Box is a rectangle.
+type Box struct{ X0, Y0, X1, Y1 float64 }
+
+// Page holds a page's items in drawing order.
+type Page struct {
+	Items []Item
+}
+
+// Kind says what an Item draws.
+type Kind uint8
+
+const (
+	// Text draws Text with Face and Size in Color; X, Y is the baseline origin.
+	Text Kind = iota
+	// Fill fills the rectangle X, Y, W, H with Color.
+	Fill
+	// Stroke outlines the rectangle X, Y, W, H with Color at LineWidth.
+	Stroke
+	// Line draws from X, Y to X2, Y2 with Color at LineWidth.
+	Line
+	// ImageBox draws Images[Image] into X, Y, W, H.
+	ImageBox
+	// LinkURI makes X, Y, W, H a link to the URI in Text.
+	LinkURI
+	// LinkAnchor makes X, Y, W, H a link to the anchor named in Text.
+	LinkAnchor
+)
+
+// Item is one display-list entry. A flat struct rather than an interface
+// keeps a thousand-page list compact and free of per-item allocations.
+type Item struct {
+	Kind       Kind
+	Face       fonts.ID
+	Image      int
+	X, Y, W, H float64
+	X2, Y2     float64
+	Size       float64
+	LineWidth  float64
+	Color      RGB
+	Text       string
+}
+
+// Dest is a position in the document.
+type Dest struct {
+	Page int // 0-based
+	Y    float64
+}
+
+// Mark is an outline entry.
+type Mark struct {
+	Level int
+	Text  string
+	Dest
+}
+
+// ImageType is how image bytes are encoded, named as fpdf names them.
+type ImageType string
+
+const (
+	PNG  ImageType = "PNG"
+	JPEG ImageType = "JPG"
+	GIF  ImageType = "GIF"
+)
+
+// Image is a decoded, validated image.
+type Image struct {
+	Type          ImageType
+	Data          []byte
+	Width, Height int // pixels
+}
+
+// RGB is a colour.
+type RGB struct{ R, G, B uint8 }

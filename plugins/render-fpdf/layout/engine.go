@@ -1,0 +1,271 @@
+package layout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Options configure a layout.
+type Options struct {
+	Page   stage.PageSize
+	Tokens stage.Tokens
+	Fonts  *fonts.Set
+	Log    *slog.Logger
+	// MaxPages stops a runaway document; 0 means no limit.
+	MaxPages int
+}
+
+// ErrTooManyPages is returned when a document needs more than MaxPages.
+var ErrTooManyPages = errors.New("document exceeds the page limit")
+
+// Limits that keep hostile trees from costing more than their size: past
+// maxDepth containers are no longer recursed into (their text is still
+// laid out), and indentation stops growing once the text column would
+// shrink below minColumn of its full width.
+const (
+	maxDepth  = 48
+	minColumn = 0.4
+	eps       = 0.01
+)
+
+// abort unwinds a layout that has to stop (page limit, cancelled context).
+type abort struct{ err error }
+
+// Layout lays out the tree rooted at root.
+func Layout(ctx context.Context, root *stage.Node, opt Options) (doc *Doc, err error) {
+	if opt.Fonts == nil {
+		return nil, errors.New("layout: no fonts")
+	}
+	if !(opt.Page.WidthPt > 0 && opt.Page.HeightPt > 0) {
+		return nil, fmt.Errorf("layout: invalid page size %vx%v", opt.Page.WidthPt, opt.Page.HeightPt)
+	}
+	e := newEngine(ctx, opt)
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			doc, err = nil, a.err
+		}
+	}()
+	e.newPage()
+	if root != nil {
+		e.blocks(root.Children)
+	}
+	if len(e.footnotes) > 0 {
+		e.footnoteSection()
+	}
+	return e.doc, nil
+}
+
+type engine struct {
+	ctx   context.Context
+	th    theme
+	fonts *fonts.Set
+	log   *slog.Logger
+	max   int
+	doc   *Doc
+
+	page   *Page
+	pageNo int
+	y      float64
+	x0, x1 float64
+	top    float64
+	bottom float64
+	gap    float64 // vertical space owed before the next block
+
+	depth     int
+	listDepth int
+	tight     bool
+	color     RGB     // text colour of the current container
+	scale     float64 // text size factor of the current container
+
+	markers   []marker
+	trackers  []*tracker
+	images    map[string]imageRef
+	footnotes []*stage.Node
+	headings  []int // open heading levels, for outline depth
+	dropped   map[string]bool
+	steps     int
+}
+
+func newEngine(ctx context.Context, opt Options) *engine {
+	th := newTheme(opt.Tokens, opt.Page)
+	log := opt.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w, h := opt.Page.WidthPt, opt.Page.HeightPt
+	content := Box{X0: th.margins[3], Y0: th.margins[0], X1: w - th.margins[1], Y1: h - th.margins[2]}
+	return &engine{
+		ctx: ctx, th: th, fonts: opt.Fonts, log: log, max: opt.MaxPages,
+		doc: &Doc{
+			Width: w, Height: h, Content: content,
+			Anchors:  map[string]Dest{},
+			Body:     fonts.Of(th.body, fonts.Regular),
+			BodySize: th.size, Muted: th.muted, TextColor: th.text,
+		},
+		x0: content.X0, x1: content.X1, top: content.Y0, bottom: content.Y1,
+		color: th.text, scale: 1,
+		images: map[string]imageRef{},
+	}
+}
+
+// tick bounds the work between context checks.
+func (e *engine) tick() {
+	e.steps++
+	if e.steps%64 == 0 {
+		if err := e.ctx.Err(); err != nil {
+			panic(abort{err})
+		}
+	}
+}
+
+func (e *engine) newPage() {
+	if e.max > 0 && len(e.doc.Pages) >= e.max {
+		panic(abort{ErrTooManyPages})
+	}
+	if err := e.ctx.Err(); err != nil {
+		panic(abort{err})
+	}
+	e.page = &Page{}
+	e.doc.Pages = append(e.doc.Pages, e.page)
+	e.pageNo = len(e.doc.Pages) - 1
+	e.y = e.top
+	e.gap = 0
+}
+
+func (e *engine) add(it Item) { e.page.Items = append(e.page.Items, it) }
+
+// addGap asks for at least g points before the next block. Gaps collapse
+// (the larger wins) and vanish at the top of a page.
+func (e *engine) addGap(g float64) { e.gap = math.Max(e.gap, g) }
+
+// atTop reports whether nothing has been placed on the page yet.
+func (e *engine) atTop() bool { return e.y <= e.top+eps }
+
+// place makes room for h points at the current position, on a new page if
+// they do not fit on this one, and returns the top of that room.
+func (e *engine) place(h float64) float64 {
+	if !e.atTop() {
+		if e.y+e.gap+h > e.bottom+eps {
+			e.newPage()
+		} else {
+			e.y += e.gap
+		}
+	}
+	e.gap = 0
+	top := e.y
+	e.y += h
+	e.cover(top, e.y)
+	return top
+}
+
+// fits reports whether h more points (plus the owed gap) fit on the page.
+func (e *engine) fits(h float64) bool {
+	return e.atTop() || e.y+e.gap+h <= e.bottom+eps
+}
+
+// tracker records, page by page, the vertical extent of what is placed
+// while it is active; block quotes draw their bars from it.
+type tracker struct{ segs []segment }
+
+type segment struct {
+	page   int
+	y0, y1 float64
+	at     int // index of the page's first item placed in the segment
+}
+
+func (e *engine) track() *tracker {
+	t := &tracker{}
+	e.trackers = append(e.trackers, t)
+	return t
+}
+
+func (e *engine) untrack() { e.trackers = e.trackers[:len(e.trackers)-1] }
+
+func (e *engine) cover(y0, y1 float64) {
+	for _, t := range e.trackers {
+		if n := len(t.segs); n > 0 && t.segs[n-1].page == e.pageNo {
+			s := &t.segs[n-1]
+			s.y0, s.y1 = math.Min(s.y0, y0), math.Max(s.y1, y1)
+			continue
+		}
+		t.segs = append(t.segs, segment{page: e.pageNo, y0: y0, y1: y1, at: len(e.page.Items)})
+	}
+}
+
+// anchor records a link target; the first definition of a name wins.
+func (e *engine) anchor(name string, y float64) {
+	if name == "" {
+		return
+	}
+	if _, ok := e.doc.Anchors[name]; !ok {
+		e.doc.Anchors[name] = Dest{Page: e.pageNo, Y: y}
+	}
+}
+
+// link adds a link area. Fragment links point at anchors (resolved by the
+// painter); other links only when their scheme is one a reader can follow.
+func (e *engine) link(href string, x, y, w, h float64) {
+	if w <= 0 || h <= 0 {
+		return
+	}
+	if name, ok := fragment(href); ok {
+		e.add(Item{Kind: LinkAnchor, X: x, Y: y, W: w, H: h, Text: name})
+		return
+	}
+	if followable(href) {
+		e.add(Item{Kind: LinkURI, X: x, Y: y, W: w, H: h, Text: href})
+	}
+}
+
+// text adds a text item and records its characters for font embedding.
+func (e *engine) text(x, y float64, s string, face fonts.ID, size float64, c RGB) {
+	used := e.doc.Used[face]
+	if used == nil {
+		used = &fonts.Runes{}
+		e.doc.Used[face] = used
+	}
+	for _, r := range s {
+		used.Add(r)
+	}
+	e.add(Item{Kind: Text, X: x, Y: y, Text: s, Face: face, Size: size, Color: c})
+}
+
+// baseStyle is body text in the current container.
+func (e *engine) baseStyle() *style {
+	return &style{family: e.th.body, size: e.th.size * e.scale, color: e.color}
+}
+
+// lineHeight is the height of a line of body text in the current container.
+func (e *engine) lineHeight() float64 { return e.th.size * e.scale * e.th.lineHeight }
+
+// indent narrows the text column by d for a nested container, unless that
+// would leave too little room; it returns what was applied.
+func (e *engine) indent(d float64) float64 {
+	full := e.doc.Content.X1 - e.doc.Content.X0
+	if e.x1-(e.x0+d) < full*minColumn {
+		d = math.Max(0, e.x1-full*minColumn-e.x0)
+	}
+	e.x0 += d
+	return d
+}
+
+// bookmark adds an outline entry, nesting it under the open headings of
+// lower level so that a document starting at h2, or jumping from h1 to h3,
+// still gets a well-formed outline.
+func (e *engine) bookmark(level int, text string, y float64) {
+	for len(e.headings) > 0 && e.headings[len(e.headings)-1] >= level {
+		e.headings = e.headings[:len(e.headings)-1]
+	}
+	e.doc.Outline = append(e.doc.Outline, Mark{Level: len(e.headings), Text: text, Dest: Dest{Page: e.pageNo, Y: y}})
+	e.headings = append(e.headings, level)
+}

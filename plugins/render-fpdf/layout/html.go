@@ -1,0 +1,411 @@
+package layout
+
+import (
+	"html"
+	"strings"
+)
+
+// Raw HTML is not rendered as a browser would; a documented subset is
+// interpreted and everything else is dropped, its text kept:
+//
+//	b strong            bold
+//	i em cite var dfn   italic
+//	u ins               underline
+//	s del strike        strikethrough
+//	sub sup small       smaller, lowered or raised
+//	code kbd tt samp    monospace, shaded
+//	span font           color from style="color: ..." or color="..."
+//	a                   href makes a link; name or id an anchor
+//	br                  line break
+//	img                 data: URI images, otherwise the alt text
+//	p div h1-h6 li ...  block boundaries (h1-h6 also bold and sized)
+//	hr                  thematic break (in HTML blocks)
+//	script style ...    dropped with their content
+//
+// Comments, doctypes and processing instructions are dropped silently;
+// other tags are dropped and logged at debug level, once per document.
+
+type tokKind uint8
+
+const (
+	tokText tokKind = iota
+	tokStart
+	tokEnd
+)
+
+type token struct {
+	kind        tokKind
+	name        string // lower case
+	text        string // unescaped, for text tokens
+	attrs       []attr
+	selfClosing bool
+}
+
+type attr struct{ key, val string }
+
+func (t *token) attr(key string) string {
+	for _, a := range t.attrs {
+		if a.key == key {
+			return a.val
+		}
+	}
+	return ""
+}
+
+// tokenize splits HTML into text and tags. It is forgiving the way HTML
+// is: a '<' that does not start a tag is text.
+func tokenize(s string, fn func(*token)) {
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			fn(&token{kind: tokText, text: html.UnescapeString(s)})
+			return
+		}
+		if i > 0 {
+			fn(&token{kind: tokText, text: html.UnescapeString(s[:i])})
+			s = s[i:]
+		}
+		switch {
+		case strings.HasPrefix(s, "<!--"):
+			end := strings.Index(s[4:], "-->")
+			if end < 0 {
+				return
+			}
+			s = s[4+end+3:]
+		case len(s) > 1 && (s[1] == '!' || s[1] == '?'):
+			end := strings.IndexByte(s, '>')
+			if end < 0 {
+				return
+			}
+			s = s[end+1:]
+		case len(s) > 2 && s[1] == '/' && isLetter(s[2]):
+			end := strings.IndexByte(s, '>')
+			if end < 0 {
+				end = len(s) - 1
+			}
+			name, _ := tagName(s[2:end])
+			fn(&token{kind: tokEnd, name: name})
+			s = s[end+1:]
+		case len(s) > 1 && isLetter(s[1]):
+			t, rest := startTag(s[1:])
+			fn(t)
+			s = rest
+		default:
+			fn(&token{kind: tokText, text: "<"})
+			s = s[1:]
+		}
+	}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func tagName(s string) (string, string) {
+	i := 0
+	for i < len(s) && (isLetter(s[i]) || s[i] >= '0' && s[i] <= '9' || s[i] == '-' || s[i] == ':') {
+		i++
+	}
+	return strings.ToLower(s[:i]), s[i:]
+}
+
+// startTag parses a start tag after its '<'; it returns the rest of the
+// input after the tag's '>'.
+func startTag(s string) (*token, string) {
+	name, s := tagName(s)
+	t := &token{kind: tokStart, name: name}
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\f")
+		switch {
+		case s == "":
+			return t, ""
+		case s[0] == '>':
+			return t, s[1:]
+		case strings.HasPrefix(s, "/>"):
+			t.selfClosing = true
+			return t, s[2:]
+		case s[0] == '/':
+			s = s[1:]
+			continue
+		}
+		i := 0
+		for i < len(s) && !strings.ContainsRune(" \t\r\n\f=>/", rune(s[i])) {
+			i++
+		}
+		if i == 0 { // a stray character; skip it
+			s = s[1:]
+			continue
+		}
+		a := attr{key: strings.ToLower(s[:i])}
+		s = strings.TrimLeft(s[i:], " \t\r\n\f")
+		if strings.HasPrefix(s, "=") {
+			s = strings.TrimLeft(s[1:], " \t\r\n\f")
+			if s != "" && (s[0] == '"' || s[0] == '\'') {
+				q := s[0]
+				end := strings.IndexByte(s[1:], q)
+				if end < 0 {
+					a.val, s = s[1:], ""
+				} else {
+					a.val, s = s[1:1+end], s[2+end:]
+				}
+			} else {
+				j := 0
+				for j < len(s) && !strings.ContainsRune(" \t\r\n\f>", rune(s[j])) {
+					j++
+				}
+				a.val, s = s[:j], s[j:]
+			}
+			a.val = html.UnescapeString(a.val)
+		}
+		if len(t.attrs) < 32 {
+			t.attrs = append(t.attrs, a)
+		}
+	}
+}
+
+// htmlText returns the text content of an HTML fragment.
+func htmlText(s string) string {
+	var b strings.Builder
+	skip := ""
+	tokenize(s, func(t *token) {
+		switch {
+		case skip != "":
+			if t.kind == tokEnd && t.name == skip {
+				skip = ""
+			}
+		case t.kind == tokText:
+			b.WriteString(t.text)
+		case t.kind == tokStart && hidden[t.name] && !t.selfClosing:
+			skip = t.name
+		case t.kind == tokStart && (blockTags[t.name] || t.name == "br" || t.name == "td" || t.name == "th"):
+			b.WriteByte(' ')
+		case t.kind == tokStart && t.name == "img":
+			b.WriteString(t.attr("alt"))
+		}
+	})
+	return b.String()
+}
+
+// hidden elements are dropped with their content.
+var hidden = map[string]bool{"script": true, "style": true, "template": true, "noscript": true, "title": true, "textarea": true, "iframe": true, "object": true, "svg": true, "math": true, "head": true}
+
+// void elements have no end tag.
+var void = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// blockTags end the current paragraph in an HTML block.
+var blockTags = map[string]bool{
+	"p": true, "div": true, "section": true, "article": true, "header": true, "footer": true, "nav": true,
+	"aside": true, "main": true, "figure": true, "figcaption": true, "blockquote": true, "ul": true, "ol": true,
+	"li": true, "dl": true, "dt": true, "dd": true, "table": true, "thead": true, "tbody": true, "tfoot": true,
+	"tr": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "pre": true,
+	"details": true, "summary": true, "center": true, "address": true, "hr": true, "body": true, "html": true,
+}
+
+// htmlState is the raw HTML elements open across a run of inline nodes.
+type htmlState struct {
+	open []openTag
+	skip string // name of the hidden element being skipped
+}
+
+type openTag struct {
+	name   string
+	effect func(*style)
+}
+
+// apply returns st changed by the open elements.
+func (h *htmlState) apply(e *engine, st *style) *style {
+	if len(h.open) == 0 {
+		return st
+	}
+	c := *st
+	for _, t := range h.open {
+		if t.effect != nil {
+			t.effect(&c)
+		}
+	}
+	return &c
+}
+
+// rawHTML interprets an inline HTML fragment (usually a single tag).
+func (in *inliner) rawHTML(src string, st *style) {
+	tokenize(src, func(t *token) {
+		switch t.kind {
+		case tokText:
+			in.text(t.text, st)
+		case tokStart:
+			in.startTag(t, st)
+		case tokEnd:
+			in.endTag(t.name)
+		}
+	})
+}
+
+func (in *inliner) startTag(t *token, st *style) {
+	if in.html.skip != "" {
+		return
+	}
+	e := in.e
+	var effect func(*style)
+	switch name := t.name; name {
+	case "br":
+		in.atoms = append(in.atoms, atom{kind: aBreak, st: st})
+		return
+	case "img":
+		in.image(t.attr("src"), t.attr("alt"), st)
+		return
+	case "a":
+		cur := in.html.apply(e, st)
+		for _, key := range []string{"id", "name"} {
+			if v := t.attr(key); v != "" {
+				in.atoms = append(in.atoms, atom{kind: aAnchor, text: v, st: cur})
+			}
+		}
+		if href := t.attr("href"); href != "" {
+			effect = func(s *style) { *s = *e.linkStyle(s, href) }
+		}
+	case "b", "strong":
+		effect = func(s *style) { s.bold = true }
+	case "i", "em", "cite", "var", "dfn":
+		effect = func(s *style) { s.italic = true }
+	case "u", "ins":
+		effect = func(s *style) { s.underline = true }
+	case "s", "del", "strike":
+		effect = func(s *style) { s.strike = true }
+	case "sub":
+		effect = func(s *style) { s.rise -= s.size * 0.2; s.size *= 0.75 }
+	case "sup":
+		effect = func(s *style) { s.rise += s.size * 0.35; s.size *= 0.7 }
+	case "small":
+		effect = func(s *style) { s.size *= 0.85 }
+	case "code", "kbd", "tt", "samp":
+		effect = func(s *style) { *s = *e.codeStyle(s) }
+	case "span", "font":
+		c, ok := cssColor(t.attr("style"))
+		if !ok {
+			c, ok = parseColor(t.attr("color"))
+		}
+		if ok {
+			effect = func(s *style) { s.color = c }
+		}
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		size := e.th.headingSizes[name[1]-'1'] * e.scale
+		effect = func(s *style) { s.bold, s.size, s.color, s.family = true, size, e.th.headingColor, e.th.heading }
+	default:
+		if hidden[name] {
+			if !t.selfClosing {
+				in.html.skip = name
+			}
+			return
+		}
+		if !blockTags[name] && name != "td" && name != "th" {
+			e.droppedTag(name)
+		}
+	}
+	if t.selfClosing || void[t.name] {
+		return
+	}
+	if len(in.html.open) < maxInlineDepth {
+		in.html.open = append(in.html.open, openTag{name: t.name, effect: effect})
+	}
+}
+
+func (in *inliner) endTag(name string) {
+	if in.html.skip != "" {
+		if name == in.html.skip {
+			in.html.skip = ""
+		}
+		return
+	}
+	for i := len(in.html.open) - 1; i >= 0; i-- {
+		if in.html.open[i].name == name {
+			in.html.open = in.html.open[:i]
+			return
+		}
+	}
+}
+
+// cssColor finds the color property in an inline style attribute.
+func cssColor(decl string) (RGB, bool) {
+	for part := range strings.SplitSeq(decl, ";") {
+		k, v, ok := strings.Cut(part, ":")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "color") {
+			return parseColor(strings.TrimSuffix(strings.TrimSpace(v), "!important"))
+		}
+	}
+	return RGB{}, false
+}
+
+func (e *engine) droppedTag(name string) {
+	if e.dropped == nil {
+		e.dropped = map[string]bool{}
+	}
+	if !e.dropped[name] && len(e.dropped) < 64 {
+		e.dropped[name] = true
+		e.log.Debug("raw html tag dropped", "tag", name)
+	}
+}
+
+// htmlBlock lays out a block of raw HTML: its text in paragraphs split at
+// block elements, styled by the supported inline elements.
+func (e *engine) htmlBlock(src string) {
+	st := e.baseStyle()
+	in := &inliner{e: e}
+	al := alignLeft
+	var aligns []align
+	flush := func() {
+		if visible(in.atoms) {
+			e.flow(in.atoms, st, al)
+			e.addGap(e.paraGap())
+		} else {
+			for _, a := range in.atoms {
+				if a.kind == aAnchor {
+					e.anchor(a.text, e.y)
+				}
+			}
+		}
+		in.atoms = in.atoms[:0]
+	}
+	tokenize(src, func(t *token) {
+		e.tick()
+		switch t.kind {
+		case tokText:
+			in.text(t.text, st)
+		case tokStart:
+			if in.html.skip == "" && blockTags[t.name] {
+				flush()
+				if t.name == "hr" {
+					e.rule()
+					return
+				}
+				if !void[t.name] && !t.selfClosing {
+					next := al
+					switch strings.ToLower(t.attr("align")) {
+					case "center":
+						next = alignCenter
+					case "right":
+						next = alignRight
+					case "left":
+						next = alignLeft
+					}
+					if t.name == "center" {
+						next = alignCenter
+					}
+					aligns = append(aligns, al)
+					al = next
+				}
+			}
+			if in.html.skip == "" && (t.name == "td" || t.name == "th") {
+				in.text(" ", st)
+			}
+			in.startTag(t, st)
+		case tokEnd:
+			skipping := in.html.skip != ""
+			in.endTag(t.name)
+			if !skipping && blockTags[t.name] {
+				flush()
+				if n := len(aligns); n > 0 {
+					al, aligns = aligns[n-1], aligns[:n-1]
+				}
+			}
+		}
+	})
+	flush()
+}

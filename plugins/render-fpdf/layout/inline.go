@@ -1,0 +1,154 @@
+package layout
+
+import (
+	"math"
+	"strings"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// maxInlineDepth bounds recursion into nested inline nodes; deeper content
+// is kept as plain text in the style reached so far.
+const maxInlineDepth = 32
+
+// inliner turns inline nodes into atoms. Raw HTML tags among the nodes open
+// and close styles across siblings, so it carries that state along.
+type inliner struct {
+	e     *engine
+	atoms []atom
+	html  htmlState
+	depth int
+}
+
+// inlines returns the atoms of inline nodes in base style st.
+func (e *engine) inlines(ns []*stage.Node, st *style) []atom {
+	in := &inliner{e: e}
+	in.nodes(ns, st)
+	return in.atoms
+}
+
+func (in *inliner) nodes(ns []*stage.Node, st *style) {
+	for _, n := range ns {
+		if n != nil {
+			in.node(n, st)
+		}
+	}
+}
+
+func (in *inliner) node(n *stage.Node, st *style) {
+	if in.depth >= maxInlineDepth {
+		in.text(plainText(n), st)
+		return
+	}
+	in.depth++
+	defer func() { in.depth-- }()
+	e := in.e
+	switch n.Kind {
+	case stage.KindText:
+		in.text(n.Text, st)
+	case stage.KindSoftBreak:
+		in.text(" ", st)
+	case stage.KindHardBreak:
+		in.atoms = append(in.atoms, atom{kind: aBreak, st: st})
+	case stage.KindEmphasis:
+		in.nodes(n.Children, st.with(func(s *style) { s.italic = true }))
+	case stage.KindStrong:
+		in.nodes(n.Children, st.with(func(s *style) { s.bold = true }))
+	case stage.KindStrikethrough:
+		in.nodes(n.Children, st.with(func(s *style) { s.strike = true }))
+	case stage.KindCodeSpan:
+		in.text(n.Text, e.codeStyle(st))
+		in.nodes(n.Children, e.codeStyle(st))
+	case stage.KindLink:
+		in.nodes(n.Children, e.linkStyle(st, n.Attr("href")))
+	case stage.KindImage:
+		in.image(n.Attr("src"), imageAlt(n), st)
+	case stage.KindRawHTML:
+		in.rawHTML(n.Text, st)
+	case stage.KindFootnoteRef:
+		in.footnoteRef(n, st)
+	default:
+		// A block node inside inline content: keep its text.
+		in.text(plainText(n), st)
+	}
+}
+
+// text appends flowing text, unless raw HTML has opened an element whose
+// content is not shown (<script>, <style>).
+func (in *inliner) text(s string, st *style) {
+	if in.html.skip != "" || s == "" {
+		return
+	}
+	in.atoms = in.e.textAtoms(in.atoms, s, in.html.apply(in.e, st))
+}
+
+func (e *engine) codeStyle(st *style) *style {
+	return st.with(func(s *style) {
+		s.family = e.th.mono
+		s.size = st.size * e.th.codeSize / e.th.size
+		s.code = true
+		s.color = e.th.codeText
+		s.underline = false
+	})
+}
+
+func (e *engine) linkStyle(st *style, href string) *style {
+	return st.with(func(s *style) {
+		s.link = strings.TrimSpace(href)
+		s.color = e.th.link
+		s.underline = true
+	})
+}
+
+func (in *inliner) footnoteRef(n *stage.Node, st *style) {
+	index := n.Attr("index")
+	if index == "" {
+		index = "*"
+	}
+	sup := st.with(func(s *style) {
+		s.size = st.size * 0.7
+		s.rise = st.size * 0.35
+		s.color = in.e.th.link
+		s.link = "#" + footnoteAnchor(index)
+		s.code, s.underline, s.strike = false, false, false
+	})
+	in.atoms = in.e.textAtoms(in.atoms, index, sup)
+}
+
+func imageAlt(n *stage.Node) string {
+	if alt := n.Attr("alt"); alt != "" {
+		return alt
+	}
+	return plainText(n)
+}
+
+// image appends an image from a data: URI, sized to the page: small ones
+// sit in the line, larger ones become blocks of their own. Anything else
+// (remote, file:, broken data) is shown as its alt text; nothing is ever
+// fetched or read from disk.
+func (in *inliner) image(src, alt string, st *style) {
+	e := in.e
+	st = in.html.apply(e, st)
+	ref, ok := e.loadImage(src)
+	if !ok {
+		if strings.TrimSpace(alt) != "" {
+			in.text(alt, st.with(func(s *style) {
+				s.italic = true
+				if s.link == "" {
+					s.color = e.th.muted
+				}
+			}))
+		}
+		return
+	}
+	w, h := float64(ref.w)*0.75, float64(ref.h)*0.75 // CSS pixels at 96 dpi
+	maxW, maxH := e.x1-e.x0, (e.bottom-e.top)*0.95
+	if f := math.Min(maxW/w, maxH/h); f < 1 {
+		w, h = w*f, h*f
+	}
+	kind := aBlockImage
+	if h <= st.size*e.th.lineHeight*1.2 {
+		kind = aImage
+	}
+	in.atoms = append(in.atoms, atom{kind: kind, img: ref.index, w: w, imgH: h, st: st})
+}

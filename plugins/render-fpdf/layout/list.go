@@ -1,0 +1,115 @@
+package layout
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// marker is a list item's bullet, number or check box, drawn beside the
+// first line its item places, whatever kind of block that line belongs to.
+type marker struct {
+	text     string
+	st       *style
+	right    float64 // the marker's right edge
+	checkbox bool
+	checked  bool
+	anchors  []string // named at the marker's line
+}
+
+// bullets by nesting level, as browsers cycle them.
+var bullets = []string{"•", "◦", "▪"}
+
+func (e *engine) list(n *stage.Node) {
+	ordered := n.Attr("ordered") == "true"
+	start := 1
+	if s, err := strconv.Atoi(n.Attr("start")); err == nil && s >= 0 && s < 1e9 {
+		start = s
+	}
+	st := e.baseStyle()
+	indent := st.size * 1.5
+	if ordered {
+		widest := e.width(strconv.Itoa(start+len(n.Children)-1)+".", st.face(), st.size)
+		indent = math.Max(indent, widest+st.size*0.6)
+	}
+	tight := e.tight
+	e.tight = n.Attr("tight") == "true"
+	e.listDepth++
+	defer func() { e.tight = tight; e.listDepth-- }()
+	gap := e.th.gap * 0.8
+	if e.tight {
+		gap = e.th.gap * 0.3
+	}
+	for i, item := range n.Children {
+		e.tick()
+		d := e.indent(indent)
+		m := marker{st: st, right: e.x0 - st.size*0.45}
+		switch {
+		case item.Attr("task") == "true":
+			m.checkbox, m.checked = true, item.Attr("checked") == "true"
+		case ordered:
+			m.text = strconv.Itoa(start+i) + "."
+		default:
+			m.text = bullets[(e.listDepth-1)%len(bullets)]
+		}
+		e.markers = append(e.markers, m)
+		e.blocks(item.Children)
+		e.flushMarkers()
+		e.x0 -= d
+		e.addGap(gap)
+	}
+	e.addGap(e.paraGap())
+}
+
+// drawMarkers draws the pending markers on the line whose baseline is base.
+func (e *engine) drawMarkers(base float64) {
+	for _, m := range e.markers {
+		for _, a := range m.anchors {
+			e.anchor(a, base-m.st.size*1.2)
+		}
+		if m.checkbox {
+			e.checkbox(m, base)
+			continue
+		}
+		if m.text == "" {
+			continue
+		}
+		face := m.st.face()
+		r, f := e.resolve([]rune(m.text)[0], face)
+		txt := m.text
+		if len(m.text) == len(string(r)) { // a bullet: may need another face
+			face, txt = f, string(r)
+		}
+		w := e.width(txt, face, m.st.size)
+		e.text(m.right-w, base, txt, face, m.st.size, m.st.color)
+	}
+	e.markers = e.markers[:0]
+}
+
+// flushMarkers draws markers whose item placed nothing, on an empty line.
+func (e *engine) flushMarkers() {
+	if len(e.markers) == 0 {
+		return
+	}
+	f := e.fonts.Face(e.doc.Body)
+	size := e.th.size * e.scale
+	top := e.place(e.lineHeight())
+	e.drawMarkers(top + (e.lineHeight()-(f.Ascent+f.Descent)*size)/2 + f.Ascent*size)
+	e.addGap(e.paraGap())
+}
+
+// checkbox draws a task list box, ticked when checked.
+func (e *engine) checkbox(m marker, base float64) {
+	s := m.st.size * 0.78
+	x, y := m.right-s, base-s+m.st.size*0.06
+	if m.checked {
+		e.add(Item{Kind: Fill, X: x, Y: y, W: s, H: s, Color: e.th.link})
+		lw := math.Max(0.8, s*0.13)
+		white := RGB{255, 255, 255}
+		e.add(Item{Kind: Line, X: x + s*0.2, Y: y + s*0.52, X2: x + s*0.42, Y2: y + s*0.74, LineWidth: lw, Color: white})
+		e.add(Item{Kind: Line, X: x + s*0.42, Y: y + s*0.74, X2: x + s*0.8, Y2: y + s*0.26, LineWidth: lw, Color: white})
+		return
+	}
+	e.add(Item{Kind: Stroke, X: x, Y: y, W: s, H: s, LineWidth: math.Max(0.6, s*0.08), Color: e.th.muted})
+}

@@ -1,0 +1,282 @@
+package layout
+
+import (
+	"math"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+const (
+	cellPadX = 5.0
+	cellPadY = 3.5
+	maxCols  = 64
+)
+
+type cell struct {
+	atoms []atom
+	al    align
+	lines []line
+}
+
+type tableRow struct {
+	cells  []cell
+	header bool
+}
+
+// table lays out a GFM table: column widths from content, cells wrapped,
+// borders and a shaded header row that is repeated on every page the table
+// continues on. A row taller than a page is split between lines.
+func (e *engine) table(n *stage.Node) {
+	rows := e.tableRows(n)
+	if len(rows) == 0 {
+		return
+	}
+	ncol := 0
+	for _, r := range rows {
+		ncol = max(ncol, len(r.cells))
+	}
+	widths := e.columnWidths(rows, ncol)
+	st := e.baseStyle()
+	for ri := range rows {
+		for c := range rows[ri].cells {
+			cl := &rows[ri].cells[c]
+			inner := widths[c] - 2*cellPadX
+			fitImages(cl.atoms, inner)
+			cl.lines = e.breakLines(cl.atoms, inner, st)
+		}
+	}
+	var head []tableRow
+	for len(rows) > 0 && rows[0].header {
+		head, rows = append(head, rows[0]), rows[1:]
+	}
+	headH := 0.0
+	for _, r := range head {
+		headH += rowHeight(r, make([]int, len(r.cells)))
+	}
+	// A header taller than half a page is not repeated, only drawn once.
+	repeat := headH <= (e.bottom-e.top)/2
+	if !repeat {
+		rows, head, headH = append(head, rows...), nil, 0
+	}
+	first := headH
+	if len(rows) > 0 {
+		first += math.Min(rowHeight(rows[0], make([]int, len(rows[0].cells))), e.lineHeight()+2*cellPadY)
+	}
+	if !e.fits(first) {
+		e.newPage()
+	}
+	drawHead := func() {
+		for _, r := range head {
+			e.rowChunk(r, make([]int, len(r.cells)), widths, math.Inf(1))
+		}
+	}
+	drawHead()
+	for _, r := range rows {
+		e.tick()
+		next := make([]int, len(r.cells))
+		for !rowDone(r, next) {
+			h := rowHeight(r, next)
+			room := e.bottom - e.y - e.gap
+			if e.atTop() {
+				room = e.bottom - e.y
+			}
+			fresh := e.bottom - e.top - headH
+			if h > room+eps && (h <= fresh || room < e.lineHeight()+2*cellPadY) && !e.atTopBelow(headH) {
+				e.newPage()
+				drawHead()
+				continue
+			}
+			e.rowChunk(r, next, widths, room)
+		}
+	}
+	e.addGap(e.th.gap)
+}
+
+// atTopBelow reports whether only the repeated header (h high) has been
+// placed on this page, so moving to another page would not help.
+func (e *engine) atTopBelow(h float64) bool { return e.y <= e.top+h+eps }
+
+func (e *engine) tableRows(n *stage.Node) []tableRow {
+	var rows []tableRow
+	var add func(r *stage.Node, header bool)
+	add = func(r *stage.Node, header bool) {
+		row := tableRow{header: header}
+		for _, c := range r.Children {
+			if c == nil {
+				continue
+			}
+			if c.Kind == stage.KindTableRow { // a head holding rows
+				add(c, header)
+				continue
+			}
+			st := e.baseStyle()
+			if header {
+				st.bold = true
+			}
+			cl := cell{atoms: e.inlines(c.Children, st), al: cellAlign(c.Attr("align"))}
+			if len(row.cells) == maxCols {
+				// Past the column limit, content joins the last cell.
+				last := &row.cells[maxCols-1]
+				last.atoms = append(append(last.atoms, atom{kind: aSpace, text: " ", st: st}), cl.atoms...)
+				continue
+			}
+			row.cells = append(row.cells, cl)
+		}
+		if len(row.cells) > 0 {
+			rows = append(rows, row)
+		}
+	}
+	for _, c := range n.Children {
+		if c != nil {
+			add(c, c.Kind == stage.KindTableHead)
+		}
+	}
+	return rows
+}
+
+func cellAlign(s string) align {
+	switch s {
+	case "center":
+		return alignCenter
+	case "right":
+		return alignRight
+	}
+	return alignLeft
+}
+
+// columnWidths gives each column its natural width when the table fits,
+// else shares the room out between each column's longest word and its
+// natural width, the way browsers size auto tables.
+func (e *engine) columnWidths(rows []tableRow, ncol int) []float64 {
+	avail := e.x1 - e.x0
+	lo, hi := make([]float64, ncol), make([]float64, ncol)
+	for _, r := range rows {
+		for c, cl := range r.cells {
+			word, line, longest := 0.0, 0.0, 0.0
+			for _, a := range cl.atoms {
+				w := a.w
+				if a.kind == aImage || a.kind == aBlockImage {
+					w = math.Min(w, avail/4)
+				}
+				switch a.kind {
+				case aSpace:
+					word = 0
+					line += w
+				case aBreak:
+					word, line = 0, 0
+				default:
+					word += w
+					line += w
+				}
+				lo[c] = math.Max(lo[c], word)
+				longest = math.Max(longest, line)
+			}
+			hi[c] = math.Max(hi[c], longest)
+		}
+	}
+	var sumLo, sumHi float64
+	for c := range ncol {
+		lo[c] += 2*cellPadX + 1
+		hi[c] += 2*cellPadX + 1
+		sumLo += lo[c]
+		sumHi += hi[c]
+	}
+	w := make([]float64, ncol)
+	switch {
+	case sumHi <= avail:
+		copy(w, hi)
+	case sumLo >= avail:
+		for c := range w {
+			w[c] = lo[c] * avail / sumLo
+		}
+	default:
+		f := (avail - sumLo) / (sumHi - sumLo)
+		for c := range w {
+			w[c] = lo[c] + (hi[c]-lo[c])*f
+		}
+	}
+	// A column never gets less than room for a character or two.
+	floor := math.Min(2*cellPadX+e.th.size, avail/float64(ncol))
+	for c := range w {
+		w[c] = math.Max(w[c], floor)
+	}
+	return w
+}
+
+// fitImages scales images wider than a cell down to its width.
+func fitImages(atoms []atom, width float64) {
+	for i := range atoms {
+		a := &atoms[i]
+		if (a.kind == aImage || a.kind == aBlockImage) && a.w > width && width > 0 {
+			a.imgH *= width / a.w
+			a.w = width
+		}
+	}
+}
+
+// rowHeight is the height of what remains of a row from line next[c] of
+// each cell on.
+func rowHeight(r tableRow, next []int) float64 {
+	h := 0.0
+	for c, cl := range r.cells {
+		ch := 0.0
+		for _, l := range cl.lines[next[c]:] {
+			ch += l.h
+		}
+		h = math.Max(h, ch)
+	}
+	return h + 2*cellPadY
+}
+
+func rowDone(r tableRow, next []int) bool {
+	for c, cl := range r.cells {
+		if next[c] < len(cl.lines) {
+			return false
+		}
+	}
+	return true
+}
+
+// rowChunk places as much of a row as fits in room (at least one line of
+// each unfinished cell) and advances next past what it placed.
+func (e *engine) rowChunk(r tableRow, next []int, widths []float64, room float64) {
+	take := make([]int, len(r.cells))
+	h := 0.0
+	for c, cl := range r.cells {
+		ch := 0.0
+		k := next[c]
+		for k < len(cl.lines) && (k == next[c] || ch+cl.lines[k].h+2*cellPadY <= room+eps) {
+			ch += cl.lines[k].h
+			k++
+		}
+		take[c] = k
+		h = math.Max(h, ch)
+	}
+	h += 2 * cellPadY
+	top := e.place(h)
+	x := e.x0
+	if r.header {
+		e.add(Item{Kind: Fill, X: x, Y: top, W: sum(widths), H: h, Color: e.th.tableHeaderFill})
+	}
+	for c, w := range widths {
+		e.add(Item{Kind: Stroke, X: x, Y: top, W: w, H: h, LineWidth: 0.6, Color: e.th.rule})
+		if c < len(r.cells) {
+			y := top + cellPadY
+			for k := next[c]; k < take[c]; k++ {
+				l := &r.cells[c].lines[k]
+				e.emitLine(l, x+cellPadX, y, w-2*cellPadX, r.cells[c].al)
+				y += l.h
+			}
+			next[c] = take[c]
+		}
+		x += w
+	}
+}
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
+}

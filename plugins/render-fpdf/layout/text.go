@@ -1,0 +1,178 @@
+package layout
+
+import (
+	"strings"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+)
+
+// style is how a run of inline content looks. Styles are shared by pointer
+// between atoms and never changed once built.
+type style struct {
+	family       fonts.Family
+	bold, italic bool
+	size         float64
+	color        RGB
+	underline    bool
+	strike       bool
+	code         bool    // shaded like inline code
+	rise         float64 // baseline shift up (superscript) or down (negative)
+	link         string  // URI, or "#name" for an anchor in the document
+}
+
+func (s *style) face() fonts.ID { return fonts.Of(s.family, fonts.StyleOf(s.bold, s.italic)) }
+
+// with returns a copy of s changed by fn.
+func (s *style) with(fn func(*style)) *style {
+	c := *s
+	fn(&c)
+	return &c
+}
+
+type atomKind uint8
+
+const (
+	aText   atomKind = iota
+	aSpace           // a break opportunity, drawn only inside a line
+	aBreak           // a forced line break
+	aImage           // an image small enough to sit in a line
+	aBlockImage      // an image placed on lines of its own
+	aAnchor          // a named position, zero width
+)
+
+// atom is the unit of line breaking: a run of text in one face with no
+// break opportunity inside, a space, a forced break, an image or an anchor.
+type atom struct {
+	kind atomKind
+	face fonts.ID
+	text string
+	w    float64
+	st   *style
+	img  int
+	imgH float64
+}
+
+// replacement stands in for characters no embedded font has (CJK, emoji,
+// scripts outside DejaVu): one visible U+FFFD per character rather than the
+// silent gap fpdf would leave.
+const replacement = '\uFFFD'
+
+// dropped reports characters that are not drawn at all: C0 and C1 controls,
+// soft hyphens, zero-width characters and variation selectors, which carry
+// no glyph of their own.
+func dropped(r rune) bool {
+	switch {
+	case r < 0x20, r >= 0x7f && r < 0xa0:
+		return true
+	case r == 0xad, r >= 0x200b && r <= 0x200f, r >= 0x2060 && r <= 0x2064, r == 0xfeff:
+		return true
+	case r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef:
+		return true
+	}
+	return false
+}
+
+// resolve picks the face that draws r: the wanted face, else DejaVu Sans in
+// the same style (the widest coverage), else the replacement character.
+func (e *engine) resolve(r rune, want fonts.ID) (rune, fonts.ID) {
+	if e.fonts.Face(want).Has(r) {
+		return r, want
+	}
+	if alt := fonts.Of(fonts.Sans, want.Style()); e.fonts.Face(alt).Has(r) {
+		return r, alt
+	}
+	if e.fonts.Face(want).Has(replacement) {
+		return replacement, want
+	}
+	return replacement, fonts.Of(fonts.Sans, fonts.Regular)
+}
+
+// width returns the advance of s in face at size.
+func (e *engine) width(s string, face fonts.ID, size float64) float64 {
+	f := e.fonts.Face(face)
+	w := 0
+	for _, r := range s {
+		w += f.Width(r)
+	}
+	return float64(w) * size / 1000
+}
+
+// textAtoms appends the atoms of flowing text: runs of spaces become one
+// break opportunity, other characters are grouped by the face that draws
+// them.
+func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
+	want := st.face()
+	var b strings.Builder
+	cur := want
+	w := 0
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, atom{kind: aText, face: cur, text: b.String(), w: float64(w) * st.size / 1000, st: st})
+			b.Reset()
+			w = 0
+		}
+	}
+	for _, r := range s {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			flush()
+			if n := len(out); n > 0 && out[n-1].kind == aSpace {
+				continue
+			}
+			out = append(out, atom{kind: aSpace, face: want, text: " ", w: e.width(" ", want, st.size), st: st})
+			continue
+		}
+		if dropped(r) {
+			continue
+		}
+		r, face := e.resolve(r, want)
+		if face != cur {
+			flush()
+			cur = face
+		}
+		b.WriteRune(r)
+		w += e.fonts.Face(face).Width(r)
+	}
+	flush()
+	return out
+}
+
+// preAtoms returns one unbreakable line of preformatted text (a code line):
+// spaces are kept and do not break, tabs become spaces to the next stop of
+// four.
+func (e *engine) preAtoms(line string, st *style) []atom {
+	var out []atom
+	want := st.face()
+	var b strings.Builder
+	cur := want
+	w, col := 0, 0
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, atom{kind: aText, face: cur, text: b.String(), w: float64(w) * st.size / 1000, st: st})
+			b.Reset()
+			w = 0
+		}
+	}
+	put := func(r rune, face fonts.ID) {
+		if face != cur {
+			flush()
+			cur = face
+		}
+		b.WriteRune(r)
+		w += e.fonts.Face(face).Width(r)
+		col++
+	}
+	for _, r := range line {
+		switch {
+		case r == '\t':
+			for n := 4 - col%4; n > 0; n-- {
+				put(' ', want)
+			}
+		case r == '\r' || dropped(r):
+		default:
+			r, face := e.resolve(r, want)
+			put(r, face)
+		}
+	}
+	flush()
+	return out
+}

@@ -1,0 +1,168 @@
+package layout
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// theme is stage.Tokens resolved: defaults for what a styler left out,
+// colours parsed, margins fitted to the page.
+type theme struct {
+	body, heading, mono fonts.Family
+
+	size, lineHeight float64
+	headingSizes     [6]float64
+	codeSize         float64
+
+	text, headingColor, link, muted, rule, codeBg, codeText, quoteBar, tableHeaderFill, accent RGB
+
+	margins     [4]float64 // top, right, bottom, left
+	gap         float64
+	headingRule bool
+}
+
+// defaultTokens are used field by field where the styler sent zero values,
+// so a renderer called without a styler still produces a sensible document.
+var defaultTokens = stage.Tokens{
+	BodyFont: "sans", HeadingFont: "sans", MonoFont: "mono",
+	FontSize: 11, LineHeight: 1.45,
+	HeadingSizes: [6]float64{24, 19, 15.5, 13, 11.5, 11},
+	TextColor:    "#1f2328", HeadingColor: "#1f2328", LinkColor: "#0969da", MutedColor: "#59636e",
+	RuleColor: "#d1d9e0", CodeBackground: "#f6f8fa", CodeColor: "#1f2328", QuoteBar: "#d1d9e0",
+	TableHeaderFill: "#f6f8fa", AccentColor: "#d1d9e0",
+	Margins:          [4]float64{56, 56, 56, 56},
+	ParagraphSpacing: 9,
+}
+
+func family(name string, def fonts.Family) fonts.Family {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "sans", "sans-serif":
+		return fonts.Sans
+	case "serif":
+		return fonts.Serif
+	case "mono", "monospace":
+		return fonts.Mono
+	}
+	return def
+}
+
+func positive(v, def, limit float64) float64 {
+	if v > 0 && v <= limit && !math.IsInf(v, 0) {
+		return v
+	}
+	return def
+}
+
+func newTheme(t stage.Tokens, page stage.PageSize) theme {
+	d := defaultTokens
+	th := theme{
+		body:        family(t.BodyFont, fonts.Sans),
+		heading:     family(t.HeadingFont, family(t.BodyFont, fonts.Sans)),
+		mono:        family(t.MonoFont, fonts.Mono),
+		size:        positive(t.FontSize, d.FontSize, 72),
+		lineHeight:  positive(t.LineHeight, d.LineHeight, 4),
+		headingRule: t.HeadingRule,
+	}
+	if th.lineHeight < 1 {
+		th.lineHeight = 1
+	}
+	for i := range th.headingSizes {
+		th.headingSizes[i] = positive(t.HeadingSizes[i], d.HeadingSizes[i]*th.size/d.FontSize, 144)
+	}
+	th.codeSize = th.size * 0.9
+	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
+	th.text = color(t.TextColor, d.TextColor)
+	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)
+	th.link = color(t.LinkColor, d.LinkColor)
+	th.muted = color(t.MutedColor, d.MutedColor)
+	th.rule = color(t.RuleColor, d.RuleColor)
+	th.codeBg = color(t.CodeBackground, d.CodeBackground)
+	th.codeText = color(t.CodeColor, t.TextColor, d.CodeColor)
+	th.quoteBar = color(t.QuoteBar, t.RuleColor, d.QuoteBar)
+	th.tableHeaderFill = color(t.TableHeaderFill, t.CodeBackground, d.TableHeaderFill)
+	th.accent = color(t.AccentColor, t.RuleColor, d.AccentColor)
+	th.margins = fitMargins(t.Margins, d.Margins, page)
+	return th
+}
+
+// fitMargins keeps margins sane on every paper size: a margin meant for A4
+// would leave no room on A9, so each is capped at a sixth of the page side.
+func fitMargins(m, def [4]float64, page stage.PageSize) [4]float64 {
+	var out [4]float64
+	for i := range m {
+		side := page.HeightPt
+		if i%2 == 1 {
+			side = page.WidthPt
+		}
+		v := m[i]
+		if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			v = def[i]
+		}
+		out[i] = math.Min(v, side/6)
+	}
+	return out
+}
+
+// color parses the first of vals that is a valid CSS colour.
+func color(vals ...string) RGB {
+	for _, v := range vals {
+		if c, ok := parseColor(v); ok {
+			return c
+		}
+	}
+	return RGB{}
+}
+
+// parseColor reads #rgb, #rrggbb, rgb(r, g, b) and the CSS basic colour
+// names: what themes and inline <span style="color:..."> use in practice.
+func parseColor(s string) (RGB, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if strings.HasPrefix(s, "#") {
+		h := s[1:]
+		if len(h) == 3 {
+			h = string([]byte{h[0], h[0], h[1], h[1], h[2], h[2]})
+		}
+		if len(h) != 6 {
+			return RGB{}, false
+		}
+		v, err := strconv.ParseUint(h, 16, 32)
+		if err != nil {
+			return RGB{}, false
+		}
+		return RGB{uint8(v >> 16), uint8(v >> 8), uint8(v)}, true
+	}
+	if inner, ok := strings.CutPrefix(s, "rgb("); ok {
+		parts := strings.Split(strings.TrimSuffix(inner, ")"), ",")
+		if len(parts) != 3 {
+			return RGB{}, false
+		}
+		var c [3]uint8
+		for i, p := range parts {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 0 || n > 255 {
+				return RGB{}, false
+			}
+			c[i] = uint8(n)
+		}
+		return RGB{c[0], c[1], c[2]}, true
+	}
+	c, ok := namedColors[s]
+	return c, ok
+}
+
+var namedColors = map[string]RGB{
+	"black": {0, 0, 0}, "silver": {192, 192, 192}, "gray": {128, 128, 128}, "grey": {128, 128, 128},
+	"white": {255, 255, 255}, "maroon": {128, 0, 0}, "red": {255, 0, 0}, "purple": {128, 0, 128},
+	"fuchsia": {255, 0, 255}, "magenta": {255, 0, 255}, "green": {0, 128, 0}, "lime": {0, 255, 0},
+	"olive": {128, 128, 0}, "yellow": {255, 255, 0}, "navy": {0, 0, 128}, "blue": {0, 0, 255},
+	"teal": {0, 128, 128}, "aqua": {0, 255, 255}, "cyan": {0, 255, 255}, "orange": {255, 165, 0},
+	"brown": {165, 42, 42}, "pink": {255, 192, 203}, "darkred": {139, 0, 0}, "darkgreen": {0, 100, 0},
+	"darkblue": {0, 0, 139}, "darkorange": {255, 140, 0}, "crimson": {220, 20, 60}, "gold": {255, 215, 0},
+	"indigo": {75, 0, 130}, "violet": {238, 130, 238}, "royalblue": {65, 105, 225}, "steelblue": {70, 130, 180},
+	"darkgray": {169, 169, 169}, "darkgrey": {169, 169, 169}, "lightgray": {211, 211, 211}, "lightgrey": {211, 211, 211},
+	"dimgray": {105, 105, 105}, "dimgrey": {105, 105, 105}, "tomato": {255, 99, 71}, "seagreen": {46, 139, 87},
+}

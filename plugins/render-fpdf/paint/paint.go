@@ -1,0 +1,294 @@
+// Package paint draws a laid-out document with fpdf: the display list, page
+// numbers, a watermark, links, bookmarks and metadata.
+package paint
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-pdf/fpdf"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Options say how to paint.
+type Options struct {
+	Fonts     *fonts.Set
+	Title     string
+	Numbering stage.Numbering
+	Watermark string
+	Compress  bool
+	Now       time.Time
+}
+
+// Paint returns the PDF of doc.
+func Paint(doc *layout.Doc, opt Options) ([]byte, error) {
+	opt.Watermark = drawable(opt.Fonts.Face(watermarkFace), opt.Watermark)
+	p := &painter{doc: doc, opt: opt}
+	return p.paint()
+}
+
+// drawable keeps the characters of s the face can draw, replacing the others
+// with U+FFFD as the layout does, and dropping control characters.
+func drawable(f *fonts.Face, s string) string {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r < 0x20 || r >= 0x7f && r < 0xa0:
+		case f.Has(r):
+			out = append(out, r)
+		default:
+			out = append(out, '\uFFFD')
+		}
+	}
+	return strings.TrimSpace(string(out))
+}
+
+type painter struct {
+	doc *layout.Doc
+	opt Options
+	pdf *fpdf.Fpdf
+
+	face  fonts.ID
+	size  float64
+	text  layout.RGB
+	fill  layout.RGB
+	draw  layout.RGB
+	lw    float64
+	fresh bool // nothing selected yet on this page
+
+	links map[string]int // anchor name -> fpdf link id
+}
+
+const (
+	watermarkColor = 150 // grey level
+	watermarkAlpha = 0.22
+	numberScale    = 0.8
+)
+
+func familyName(id fonts.ID) string { return "f" + strconv.Itoa(int(id)) }
+
+func (p *painter) paint() ([]byte, error) {
+	doc := p.doc
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: doc.Width, Ht: doc.Height}})
+	p.pdf = pdf
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.SetMargins(0, 0, 0)
+	pdf.SetCompression(p.opt.Compress)
+	pdf.SetCatalogSort(true) // same input, same bytes
+	pdf.SetCreator("mdpress render-fpdf", true)
+	pdf.SetProducer("mdpress", true)
+	if p.opt.Title != "" {
+		pdf.SetTitle(p.opt.Title, true)
+	}
+	if !p.opt.Now.IsZero() {
+		pdf.SetCreationDate(p.opt.Now)
+		pdf.SetModificationDate(p.opt.Now)
+	}
+
+	p.registerFonts()
+	for i, img := range doc.Images {
+		pdf.RegisterImageOptionsReader(imageName(i), fpdf.ImageOptions{ImageType: string(img.Type)}, bytes.NewReader(img.Data))
+	}
+	p.links = map[string]int{}
+	for name, d := range doc.Anchors {
+		id := pdf.AddLink()
+		pdf.SetLink(id, d.Y, d.Page+1)
+		p.links[name] = id
+	}
+
+	marks := doc.Outline
+	for n, page := range doc.Pages {
+		pdf.AddPage()
+		p.fresh = true
+		p.select_(doc.Body, doc.BodySize) // bookmarks need a UTF-8 font selected
+		for len(marks) > 0 && marks[0].Page == n {
+			pdf.Bookmark(marks[0].Text, marks[0].Level, marks[0].Y)
+			marks = marks[1:]
+		}
+		for i := range page.Items {
+			p.item(&page.Items[i])
+		}
+		p.pageNumber(n + 1)
+		p.watermark()
+		if err := pdf.Error(); err != nil {
+			return nil, fmt.Errorf("page %d: %w", n+1, err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		return nil, fmt.Errorf("write pdf: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func imageName(i int) string { return "img" + strconv.Itoa(i) }
+
+// registerFonts embeds each face the document draws with, its cmap cut to
+// the characters drawn. Page numbers and the watermark are drawn here, so
+// their characters are added first.
+func (p *painter) registerFonts() {
+	doc := p.doc
+	body := runes(&doc.Used, doc.Body)
+	for _, r := range "0123456789" {
+		body.Add(r)
+	}
+	if p.opt.Watermark != "" {
+		wm := runes(&doc.Used, watermarkFace)
+		for _, r := range p.opt.Watermark {
+			wm.Add(r)
+		}
+	}
+	for id := fonts.ID(0); id < fonts.Count; id++ {
+		if used := doc.Used[id]; used != nil {
+			p.pdf.AddUTF8FontFromBytes(familyName(id), "", p.opt.Fonts.Face(id).Subset(used))
+		}
+	}
+}
+
+func runes(used *[fonts.Count]*fonts.Runes, id fonts.ID) *fonts.Runes {
+	if used[id] == nil {
+		used[id] = &fonts.Runes{}
+	}
+	return used[id]
+}
+
+func (p *painter) select_(face fonts.ID, size float64) {
+	if p.fresh || face != p.face || size != p.size {
+		p.pdf.SetFont(familyName(face), "", size)
+		p.face, p.size = face, size
+	}
+	if p.fresh {
+		p.pdf.SetTextColor(0, 0, 0)
+		p.pdf.SetFillColor(0, 0, 0)
+		p.pdf.SetDrawColor(0, 0, 0)
+		p.pdf.SetLineWidth(1)
+		p.text, p.fill, p.draw, p.lw = layout.RGB{}, layout.RGB{}, layout.RGB{}, 1
+		p.fresh = false
+	}
+}
+
+func (p *painter) textColor(c layout.RGB) {
+	if c != p.text {
+		p.pdf.SetTextColor(int(c.R), int(c.G), int(c.B))
+		p.text = c
+	}
+}
+
+func (p *painter) fillColor(c layout.RGB) {
+	if c != p.fill {
+		p.pdf.SetFillColor(int(c.R), int(c.G), int(c.B))
+		p.fill = c
+	}
+}
+
+func (p *painter) drawColor(c layout.RGB, lw float64) {
+	if c != p.draw {
+		p.pdf.SetDrawColor(int(c.R), int(c.G), int(c.B))
+		p.draw = c
+	}
+	if lw != p.lw {
+		p.pdf.SetLineWidth(lw)
+		p.lw = lw
+	}
+}
+
+func (p *painter) item(it *layout.Item) {
+	pdf := p.pdf
+	switch it.Kind {
+	case layout.Text:
+		p.select_(it.Face, it.Size)
+		p.textColor(it.Color)
+		pdf.Text(it.X, it.Y, it.Text)
+	case layout.Fill:
+		if it.W > 0 && it.H > 0 {
+			p.fillColor(it.Color)
+			pdf.Rect(it.X, it.Y, it.W, it.H, "F")
+		}
+	case layout.Stroke:
+		p.drawColor(it.Color, it.LineWidth)
+		pdf.Rect(it.X, it.Y, it.W, it.H, "D")
+	case layout.Line:
+		p.drawColor(it.Color, it.LineWidth)
+		pdf.Line(it.X, it.Y, it.X2, it.Y2)
+	case layout.ImageBox:
+		pdf.ImageOptions(imageName(it.Image), it.X, it.Y, it.W, it.H, false, fpdf.ImageOptions{}, 0, "")
+	case layout.LinkURI:
+		pdf.LinkString(it.X, it.Y, it.W, it.H, it.Text)
+	case layout.LinkAnchor:
+		if id, ok := p.links[it.Text]; ok {
+			pdf.Link(it.X, it.Y, it.W, it.H, id)
+		}
+	}
+}
+
+// pageNumber draws n in the bottom margin, vertically centred in it.
+func (p *painter) pageNumber(n int) {
+	doc := p.doc
+	var x float64
+	s := strconv.Itoa(n)
+	size := doc.BodySize * numberScale
+	w := p.width(s, doc.Body, size)
+	switch p.opt.Numbering {
+	case stage.NumberingLeft:
+		x = doc.Content.X0
+	case stage.NumberingCenter:
+		x = (doc.Width - w) / 2
+	case stage.NumberingRight:
+		x = doc.Content.X1 - w
+	default:
+		return
+	}
+	face := p.opt.Fonts.Face(doc.Body)
+	margin := doc.Height - doc.Content.Y1
+	y := doc.Content.Y1 + margin/2 + (face.Ascent-face.Descent)*size/2
+	p.select_(doc.Body, size)
+	p.textColor(doc.Muted)
+	p.pdf.Text(x, y, s)
+}
+
+var watermarkFace = fonts.Of(fonts.Sans, fonts.Bold)
+
+// watermark draws the text diagonally across the page, light and
+// translucent, over the content so that shaded blocks cannot hide it while
+// the text underneath stays readable.
+func (p *painter) watermark() {
+	text := p.opt.Watermark
+	if text == "" {
+		return
+	}
+	doc := p.doc
+	diag := math.Hypot(doc.Width, doc.Height)
+	w1 := p.width(text, watermarkFace, 1)
+	if w1 <= 0 {
+		return
+	}
+	size := math.Min(diag*0.6/w1, math.Min(doc.Width, doc.Height)/4)
+	angle := math.Atan2(doc.Height, doc.Width) * 180 / math.Pi
+	cx, cy := doc.Width/2, doc.Height/2
+	face := p.opt.Fonts.Face(watermarkFace)
+	pdf := p.pdf
+	pdf.TransformBegin()
+	pdf.TransformRotate(angle, cx, cy)
+	pdf.SetAlpha(watermarkAlpha, "Normal")
+	p.select_(watermarkFace, size)
+	p.textColor(layout.RGB{R: watermarkColor, G: watermarkColor, B: watermarkColor})
+	pdf.Text(cx-w1*size/2, cy+(face.Ascent-face.Descent)*size/2, text)
+	pdf.SetAlpha(1, "Normal")
+	pdf.TransformEnd()
+}
+
+func (p *painter) width(s string, id fonts.ID, size float64) float64 {
+	f := p.opt.Fonts.Face(id)
+	w := 0
+	for _, r := range s {
+		w += f.Width(r)
+	}
+	return float64(w) * size / 1000
+}

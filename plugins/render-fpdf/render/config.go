@@ -1,0 +1,54 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Config is the plugin's config block:
+//
+//	compress: true     # deflate page content streams (fonts and images are always compressed)
+//	maxPages: 10000    # refuse documents that need more pages (413)
+type Config struct {
+	Compress bool `json:"compress"`
+	MaxPages int  `json:"maxPages"`
+}
+
+func defaults() Config { return Config{Compress: true, MaxPages: 10000} }
+
+// parseConfig decodes the block strictly over the defaults.
+func parseConfig(raw []byte) (Config, error) {
+	cfg := defaults()
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return cfg, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return Config{}, configError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: trailing data after the object")
+	}
+	if cfg.MaxPages < 1 {
+		return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: maxPages must be at least 1, got %d", cfg.MaxPages)
+	}
+	return cfg, nil
+}
+
+func configError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		return stage.Errorf(stage.CodeInvalid, "render-fpdf config: %s must be a %s", typeErr.Field, typeErr.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return stage.Errorf(stage.CodeInvalid, "render-fpdf config: unknown key %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return stage.Wrap(stage.CodeInvalid, err, "render-fpdf config: not a JSON object")
+}

@@ -1,0 +1,196 @@
+// Package render is the render-fpdf plugin: it lays out the parser's
+// document tree with embedded DejaVu fonts and draws it with fpdf, styled by
+// the theme's tokens. It needs no browser and reads no file at run time.
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/paint"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Name and Version describe the plugin.
+const (
+	Name    = "render-fpdf"
+	Version = "1.0.0"
+)
+
+// maxSidePt is the largest page side PDF readers accept (200 in).
+const maxSidePt = 14400
+
+// Renderer renders documents to PDF with fpdf.
+type Renderer struct {
+	log *slog.Logger
+	now func() time.Time
+
+	mu     sync.RWMutex
+	cfg    Config
+	fonts  *fonts.Set
+	closed bool
+}
+
+// Option configures a Renderer.
+type Option func(*Renderer)
+
+// WithClock sets the clock that dates documents.
+func WithClock(now func() time.Time) Option { return func(r *Renderer) { r.now = now } }
+
+// WithFonts shares an already loaded font set, so that several renderers in
+// one process (tests, benchmarks) parse the fonts once.
+func WithFonts(s *fonts.Set) Option { return func(r *Renderer) { r.fonts = s } }
+
+// New returns a Renderer with the default configuration. It does no work:
+// fonts are parsed by Configure, or by the first Render.
+func New(log *slog.Logger, opts ...Option) *Renderer {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Renderer{log: log, now: time.Now, cfg: defaults()}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Configure applies the plugin's config block and parses the fonts.
+func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	cfg, err := parseConfig(req.Config)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.fontSet(); err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "render-fpdf: fonts failed to load")
+	}
+	r.mu.Lock()
+	r.cfg = cfg
+	r.closed = false
+	r.mu.Unlock()
+	r.log.Info("render-fpdf configured", "compress", cfg.Compress, "maxPages", cfg.MaxPages)
+	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version}}, nil
+}
+
+// Health reports whether the fonts are loaded.
+func (r *Renderer) Health(ctx context.Context) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.fonts == nil {
+		return stage.Errorf(stage.CodeUnavailable, "render-fpdf: fonts not loaded")
+	}
+	return nil
+}
+
+// Close releases nothing but marks the renderer closed; it is idempotent.
+func (r *Renderer) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	return nil
+}
+
+// fontSet returns the parsed fonts, parsing them on first use.
+func (r *Renderer) fontSet() (*fonts.Set, error) {
+	r.mu.RLock()
+	s := r.fonts
+	r.mu.RUnlock()
+	if s != nil {
+		return s, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fonts == nil {
+		start := time.Now()
+		set, err := fonts.Load()
+		if err != nil {
+			return nil, err
+		}
+		r.fonts = set
+		r.log.Debug("fonts parsed", "took", time.Since(start))
+	}
+	return r.fonts, nil
+}
+
+// Render lays out and draws the document tree.
+func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (resp *stage.RenderResponse, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("render panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			resp, err = nil, stage.Wrap(stage.CodeInternal, fmt.Errorf("panic: %v", p), "render failed")
+		}
+	}()
+	start := time.Now()
+	r.mu.RLock()
+	cfg, closed := r.cfg, r.closed
+	r.mu.RUnlock()
+	if closed {
+		return nil, stage.Errorf(stage.CodeUnavailable, "render-fpdf is closed")
+	}
+	if err := checkRequest(req); err != nil {
+		return nil, err
+	}
+	set, err := r.fontSet()
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "render failed")
+	}
+	numbering := req.Numbering
+	if numbering == "" {
+		numbering = stage.NumberingCenter
+	}
+	doc, err := layout.Layout(ctx, req.Document.Root, layout.Options{
+		Page: req.Page, Tokens: req.Tokens, Fonts: set, Log: r.log, MaxPages: cfg.MaxPages,
+	})
+	if err != nil {
+		return nil, layoutError(err, cfg.MaxPages)
+	}
+	pdf, err := paint.Paint(doc, paint.Options{
+		Fonts: set, Title: req.Document.Title, Numbering: numbering, Watermark: req.Watermark,
+		Compress: cfg.Compress, Now: r.now(),
+	})
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "render failed")
+	}
+	r.log.Debug("rendered", "pages", len(doc.Pages), "bytes", len(pdf), "took", time.Since(start))
+	return &stage.RenderResponse{PDF: pdf, Pages: len(doc.Pages)}, nil
+}
+
+func checkRequest(req *stage.RenderRequest) error {
+	if req == nil {
+		return stage.Errorf(stage.CodeInvalid, "empty render request")
+	}
+	w, h := req.Page.WidthPt, req.Page.HeightPt
+	if !(w >= 36 && h >= 36 && w <= maxSidePt && h <= maxSidePt) || math.IsNaN(w) || math.IsNaN(h) {
+		return stage.Errorf(stage.CodeInvalid, "page size %q (%gx%g pt) is outside 36..%d pt", req.Page.Name, w, h, maxSidePt)
+	}
+	switch req.Numbering {
+	case "", stage.NumberingNone, stage.NumberingLeft, stage.NumberingCenter, stage.NumberingRight:
+	default:
+		return stage.Errorf(stage.CodeInvalid, "unknown page numbering %q", req.Numbering)
+	}
+	return nil
+}
+
+func layoutError(err error, maxPages int) error {
+	switch {
+	case errors.Is(err, layout.ErrTooManyPages):
+		e := stage.Wrap(stage.CodeTooLarge, err, fmt.Sprintf("document needs more than %d pages", maxPages))
+		e.Details = map[string]string{"limit": fmt.Sprintf("%d pages", maxPages)}
+		return e
+	case errors.Is(err, context.DeadlineExceeded):
+		return stage.Wrap(stage.CodeTimeout, err, "render timed out")
+	case errors.Is(err, context.Canceled):
+		return stage.Wrap(stage.CodeTimeout, err, "render cancelled")
+	}
+	return stage.Wrap(stage.CodeInternal, err, "render failed")
+}
+
+var _ stage.Renderer = (*Renderer)(nil)
+var _ stage.Plugin = (*Renderer)(nil)
