@@ -41,7 +41,8 @@ func WithReservationTTL(d time.Duration) Option {
 
 // Open connects to the store and applies any pending schema migrations.
 // driver is "sqlite" (dsn is a file path, created with its directory when
-// missing) or "postgres" (dsn is a libpq URL or key=value string). A bad
+// missing) or "postgres" (dsn is a libpq URL or key=value string; pgxpool's
+// pool_max_conns and friends are honoured). A bad
 // argument is a CodeInvalid *stage.Error; a database that cannot be reached
 // is any other error.
 func Open(ctx context.Context, driver, dsn string, plans []stage.Plan, opts ...Option) (Store, error) {

@@ -554,6 +554,17 @@ func testConcurrentOpen(t *testing.T, b backend) {
 	if err := stores[2].Ping(t.Context()); err != nil {
 		t.Error(err)
 	}
+
+	// A database migrated by a newer build is left alone, not downgraded.
+	if _, err := q.exec(t.Context(), `INSERT INTO schema_migrations (version, applied_us) VALUES (999, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(t.Context(), b.driver, dsn, testPlans); err == nil || !strings.Contains(err.Error(), "newer") {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("open of a newer schema: %v, want an error saying it is newer", err)
+	}
 }
 
 func lastErr[T, U any](_ T, _ U, err error) error { return err }
