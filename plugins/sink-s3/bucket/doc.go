@@ -1,0 +1,44 @@
+// Package bucket hosts PDFs in an S3-compatible bucket for output=url.
+//
+// Each PDF is one object, <prefix><id>.pdf, uploaded in parts when large,
+// with Content-Type application/pdf, a Content-Disposition carrying the
+// download name, and user metadata (x-amz-meta-*) holding the owner, the
+// name, the creation and expiry times and the SHA-256 of the bytes.
+//
+// # Delivery
+//
+// With delivery "presign" Store returns a presigned GET URL, valid for the
+// file's retention but never longer than 7 days (604800 s, the most SigV4
+// allows). A file kept longer gets no presigned URL: the host serves it at
+// /v1/files/{id} through Open, so the link lives as long as the file. A
+// presigned URL also dies with the credentials that signed it: with
+// temporary credentials (an instance or pod role, STS) links end with the
+// session, so use long-lived keys or delivery "proxy". With "proxy" every
+// download streams through the host (Open issues a ranged GetObject).
+//
+// # Expiry
+//
+// Open refuses a file past its expiry (410) whatever is left in the bucket.
+// To delete expired objects, either set sweepInterval: the sweeper lists the
+// prefix and deletes expired objects, reading each object's expiry once;
+// several replicas sweeping at once is harmless. Or leave sweepInterval at 0
+// and give the bucket a lifecycle rule that expires objects under the prefix
+// a day after the longest retention (lifecycle counts days from upload, so
+// it must not be shorter than any file's TTL), for example for 30 days:
+//
+//	{"Rules": [{"ID": "mdpress-hosted", "Status": "Enabled",
+//	  "Filter": {"Prefix": "hosted/"}, "Expiration": {"Days": 31},
+//	  "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}]}
+//
+//	aws s3api put-bucket-lifecycle-configuration --bucket B --lifecycle-configuration file://rule.json
+//
+// The abort rule also clears parts of uploads a crash left unfinished,
+// which the sweeper does not see.
+//
+// # Credentials
+//
+// The standard AWS environment variables (AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) win over accessKeyID and
+// secretAccessKey in the config; with neither, the SDK's default chain
+// (shared files, web identity, instance roles) applies.
+package bucket

@@ -1,0 +1,73 @@
+package bucket
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// MaxPresign is the longest validity SigV4 allows a presigned URL. The SDK
+// signs longer ones, which S3 then refuses, so the sink never asks for more.
+const MaxPresign = 7 * 24 * time.Hour
+
+// Store uploads the PDF as one object and, in presign mode, returns a URL
+// that downloads it without credentials.
+func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.StoreResponse, error) {
+	st := s.cur.Load()
+	if st == nil {
+		return nil, stage.Errorf(stage.CodeUnavailable, "sink-s3 is not configured")
+	}
+	if len(req.PDF) == 0 {
+		return nil, stage.Errorf(stage.CodeInvalid, "no PDF to store")
+	}
+	if req.TTL <= 0 {
+		return nil, stage.Errorf(stage.CodeInvalid, "retention must be positive")
+	}
+	id := newID()
+	key := st.key(id)
+	sum := sha256.Sum256(req.PDF)
+	now := s.now().UTC()
+	m := meta{
+		Owner:    req.Owner,
+		Filename: req.Filename,
+		Created:  now,
+		Expires:  now.Add(req.TTL),
+		SHA256:   hex.EncodeToString(sum[:]),
+	}
+	_, err := st.uploader.Upload(ctx, &s3.PutObjectInput{
+		Bucket:             &st.cfg.Bucket,
+		Key:                &key,
+		Body:               bytes.NewReader(req.PDF),
+		ContentType:        aws.String("application/pdf"),
+		ContentDisposition: aws.String(contentDisposition(req.Filename)),
+		Metadata:           m.encode(),
+	})
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeUnavailable, err, "store file")
+	}
+	resp := &stage.StoreResponse{ID: id, ExpiresAt: m.Expires}
+	if st.cfg.Delivery == DeliveryPresign && req.TTL <= MaxPresign {
+		// A presigned URL cannot outlive 7 days; a file kept longer is
+		// served by the host instead, so its link lasts as long as it does.
+		signed, err := st.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &st.cfg.Bucket, Key: &key},
+			s3.WithPresignExpires(presignExpiry(req.TTL)))
+		if err != nil {
+			return nil, stage.Wrap(stage.CodeInternal, err, "store file")
+		}
+		resp.URL = signed.URL
+	}
+	return resp, nil
+}
+
+// presignExpiry is how long a presigned URL for a file kept ttl lives:
+// no longer than the file, and never past the SigV4 limit.
+func presignExpiry(ttl time.Duration) time.Duration {
+	return min(ttl.Truncate(time.Second), MaxPresign)
+}
