@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -65,6 +66,9 @@ func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return CodeTimeout
 	}
 	return CodeInternal
 }
