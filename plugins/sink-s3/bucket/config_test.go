@@ -69,22 +69,6 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
-func TestContentDisposition(t *testing.T) {
-	tests := map[string]string{
-		"Report.pdf":        `attachment; filename=Report.pdf`,
-		`My "best".pdf`:     `attachment; filename="My \"best\".pdf"`,
-		"été.pdf":           `attachment; filename*=utf-8''%C3%A9t%C3%A9.pdf`,
-		"../../etc/x.pdf":   `attachment; filename=.._.._etc_x.pdf`,
-		"a\r\nSet-Cookie:x": `attachment; filename="a__Set-Cookie:x"`,
-		"":                  `attachment; filename=document.pdf`,
-	}
-	for in, want := range tests {
-		if got := contentDisposition(in); got != want {
-			t.Errorf("contentDisposition(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestLifecycle(t *testing.T) {
 	s := New(testLogger(t))
 	if err := s.Close(); err != nil {

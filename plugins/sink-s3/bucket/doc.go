@@ -1,7 +1,7 @@
 // Package bucket hosts PDFs in an S3-compatible bucket for output=url.
 //
 // Each PDF is one object, <prefix><id>.pdf, uploaded in parts when large,
-// with Content-Type application/pdf, a Content-Disposition carrying the
+// with Content-Type application/pdf, an inline Content-Disposition carrying the
 // download name, and user metadata (x-amz-meta-*) holding the owner, the
 // name, the creation and expiry times and the SHA-256 of the bytes.
 //

@@ -60,7 +60,9 @@ func decodeMeta(md map[string]string) (meta, error) {
 }
 
 // contentDisposition is stored on the object so that a presigned download
-// saves under the document's name. Non-ASCII names go out RFC 2231-encoded.
+// saves under the document's name; inline, as the host serves its own
+// downloads, so a browser shows the PDF. Non-ASCII names go out RFC
+// 2231-encoded.
 func contentDisposition(filename string) string {
 	name := strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == '/' || r == '\\' {
@@ -71,8 +73,8 @@ func contentDisposition(filename string) string {
 	if strings.Trim(name, ". _") == "" {
 		name = "document.pdf"
 	}
-	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
+	if v := mime.FormatMediaType("inline", map[string]string{"filename": name}); v != "" {
 		return v
 	}
-	return `attachment; filename="document.pdf"`
+	return `inline; filename="document.pdf"`
 }
