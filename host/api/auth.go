@@ -63,7 +63,8 @@ type limiter struct {
 
 type bucket struct {
 	lim     *rate.Limiter
-	perMin  int64
+	every   rate.Limit
+	burst   int
 	touched time.Time
 }
 
@@ -77,6 +78,11 @@ func (l *limiter) allow(keyID string, perMin int64) (bool, int) {
 	if perMin <= 0 {
 		return true, 0
 	}
+	return l.allowRate(keyID, rate.Limit(float64(perMin)/60), int(perMin))
+}
+
+// allowRate is allow for any refill rate (per second) and burst.
+func (l *limiter) allowRate(key string, every rate.Limit, burst int) (bool, int) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -88,10 +94,10 @@ func (l *limiter) allow(keyID string, perMin int64) (bool, int) {
 		}
 		l.sweep = now
 	}
-	b := l.buckets[keyID]
-	if b == nil || b.perMin != perMin {
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(perMin)/60), int(perMin)), perMin: perMin}
-		l.buckets[keyID] = b
+	b := l.buckets[key]
+	if b == nil || b.every != every || b.burst != burst {
+		b = &bucket{lim: rate.NewLimiter(every, burst), every: every, burst: burst}
+		l.buckets[key] = b
 	}
 	b.touched = now
 	res := b.lim.ReserveN(now, 1)

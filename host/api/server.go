@@ -42,6 +42,10 @@ type Options struct {
 	MetricsSource metrics.PluginSource
 	// Dashboard serves the web UI at /; nil for none.
 	Dashboard http.Handler
+	// Signup creates a free account with a key for the dashboard; nil
+	// disables sign-up. SignupsPerHour bounds it per client address.
+	Signup         func(ctx context.Context) (userID, apiKey string, err error)
+	SignupsPerHour int
 }
 
 // Server is the HTTP front of the pipeline.
@@ -87,6 +91,9 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	}).Methods(http.MethodGet)
 	r.HandleFunc("/readyz", s.ready).Methods(http.MethodGet)
 	r.Handle("/metrics", m.Handler(opt.MetricsSource)).Methods(http.MethodGet)
+	if opt.Signup != nil {
+		r.HandleFunc("/dashboard/signup", s.signup).Methods(http.MethodPost)
+	}
 	if opt.Dashboard != nil {
 		r.PathPrefix("/").Handler(opt.Dashboard).Methods(http.MethodGet, http.MethodHead)
 	}

@@ -40,8 +40,20 @@ type Config struct {
 	Style     Stage                     `yaml:"style"`
 	Render    Stage                     `yaml:"render"`
 	Sink      SinkStage                 `yaml:"sink"`
+	Dashboard Dashboard                 `yaml:"dashboard"`
 	Plugins   map[string]map[string]any `yaml:"plugins"`
 }
+
+// Dashboard configures the web UI and its self-service sign-up.
+type Dashboard struct {
+	Enabled        *bool  `yaml:"enabled"`
+	Signup         bool   `yaml:"signup"`
+	SignupPlan     string `yaml:"signupPlan"`
+	SignupsPerHour int    `yaml:"signupsPerHour"`
+}
+
+// DashboardEnabled reports whether / serves the dashboard (default yes).
+func (c *Config) DashboardEnabled() bool { return c.Dashboard.Enabled == nil || *c.Dashboard.Enabled }
 
 type Server struct {
 	Addr            string        `yaml:"addr"`
@@ -152,6 +164,10 @@ func (c *Config) fillDefaults() {
 	if c.Sink.MinTTL == 0 {
 		c.Sink.MinTTL = 7 * 24 * time.Hour
 	}
+	def(&c.Dashboard.SignupPlan, "free")
+	if c.Dashboard.SignupsPerHour == 0 {
+		c.Dashboard.SignupsPerHour = 5
+	}
 	if c.Plugins == nil {
 		c.Plugins = map[string]map[string]any{}
 	}
@@ -241,6 +257,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Accounts.Driver == "postgres" && c.Accounts.DSN == "" {
 		return fmt.Errorf("config: accounts.dsn is required for postgres (set %s)", Env.AccountsDSN)
+	}
+	if c.Dashboard.Signup {
+		if _, ok := c.Plan(c.Dashboard.SignupPlan); !ok {
+			return fmt.Errorf("config: dashboard.signupPlan %q is not a configured plan", c.Dashboard.SignupPlan)
+		}
 	}
 	if c.Credits.PerConversion < 0 {
 		return fmt.Errorf("config: credits.perConversion must not be negative")

@@ -75,12 +75,32 @@ func newServe(g *globals) *cobra.Command {
 			defer sup.Stop()
 			log.Info("plugins ready", "took", time.Since(start).Round(time.Millisecond), "render", c.Render.Plugin, "sink", c.Sink.Plugin, "accounts", c.Accounts.Driver)
 
-			handler := api.New(api.Options{
+			opts := api.Options{
 				PublicURL: c.PublicURL(), MaxBodyBytes: c.Server.MaxBodyBytes, MaxHostedBytes: c.Sink.MaxFileBytes,
 				RequestTimeout: c.Server.RequestTimeout, CreditsPerConversion: c.Credits.PerConversion,
 				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL,
-				MetricsSource: pluginMetrics(sup), Dashboard: web.Handler(),
-			}, log, sup, m)
+				MetricsSource: pluginMetrics(sup),
+			}
+			if c.DashboardEnabled() {
+				opts.Dashboard = web.Handler()
+			}
+			if c.Dashboard.Signup {
+				st, err := openStore(ctx, c)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				opts.Signup = func(ctx context.Context) (string, string, error) {
+					a, err := st.CreateAccount(ctx, c.Dashboard.SignupPlan, nil)
+					if err != nil {
+						return "", "", err
+					}
+					key, _, err := st.CreateKey(ctx, a.ID)
+					return a.ID, key, err
+				}
+				opts.SignupsPerHour = c.Dashboard.SignupsPerHour
+			}
+			handler := api.New(opts, log, sup, m)
 
 			ln, err := net.Listen("tcp", c.Server.Addr)
 			if err != nil {
