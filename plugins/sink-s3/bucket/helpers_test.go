@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/mdpress/mdpress/plugins/internal/s3test"
+	"github.com/mdpress/mdpress/sdk/plugintest/s3test"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
