@@ -14,6 +14,7 @@ package fonts
 import (
 	"embed"
 	"fmt"
+	"strings"
 )
 
 //go:embed *.ttf
@@ -87,7 +88,7 @@ func Load() (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		f, err := Parse(name, data)
+		f, err := Parse(strings.TrimSuffix(name, ".ttf"), data)
 		if err != nil {
 			return nil, fmt.Errorf("parse %s: %w", name, err)
 		}

@@ -32,12 +32,12 @@ func (s *style) with(fn func(*style)) *style {
 type atomKind uint8
 
 const (
-	aText   atomKind = iota
-	aSpace           // a break opportunity, drawn only inside a line
-	aBreak           // a forced line break
-	aImage           // an image small enough to sit in a line
-	aBlockImage      // an image placed on lines of its own
-	aAnchor          // a named position, zero width
+	aText       atomKind = iota
+	aSpace               // a break opportunity, drawn only inside a line
+	aBreak               // a forced line break
+	aImage               // an image small enough to sit in a line
+	aBlockImage          // an image placed on lines of its own
+	aAnchor              // a named position, zero width
 )
 
 // atom is the unit of line breaking: a run of text in one face with no

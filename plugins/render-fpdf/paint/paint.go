@@ -72,7 +72,9 @@ const (
 	numberScale    = 0.8
 )
 
-func familyName(id fonts.ID) string { return "f" + strconv.Itoa(int(id)) }
+// familyName names a face in fpdf; fpdf writes it, lower-cased and
+// prefixed with "utf8", as the font's name in the PDF.
+func (p *painter) familyName(id fonts.ID) string { return p.opt.Fonts.Face(id).Name }
 
 func (p *painter) paint() ([]byte, error) {
 	doc := p.doc
@@ -147,7 +149,7 @@ func (p *painter) registerFonts() {
 	}
 	for id := fonts.ID(0); id < fonts.Count; id++ {
 		if used := doc.Used[id]; used != nil {
-			p.pdf.AddUTF8FontFromBytes(familyName(id), "", p.opt.Fonts.Face(id).Subset(used))
+			p.pdf.AddUTF8FontFromBytes(p.familyName(id), "", p.opt.Fonts.Face(id).Subset(used))
 		}
 	}
 }
@@ -161,7 +163,7 @@ func runes(used *[fonts.Count]*fonts.Runes, id fonts.ID) *fonts.Runes {
 
 func (p *painter) select_(face fonts.ID, size float64) {
 	if p.fresh || face != p.face || size != p.size {
-		p.pdf.SetFont(familyName(face), "", size)
+		p.pdf.SetFont(p.familyName(face), "", size)
 		p.face, p.size = face, size
 	}
 	if p.fresh {

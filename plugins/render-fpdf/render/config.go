@@ -45,7 +45,7 @@ func parseConfig(raw []byte) (Config, error) {
 func configError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &typeErr):
+	case errors.As(err, &typeErr) && typeErr.Field != "":
 		return stage.Errorf(stage.CodeInvalid, "render-fpdf config: %s must be a %s", typeErr.Field, typeErr.Type)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return stage.Errorf(stage.CodeInvalid, "render-fpdf config: unknown key %s", strings.TrimPrefix(err.Error(), "json: unknown field "))

@@ -1,0 +1,472 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+	"github.com/mdpress/mdpress/sdk/plugintest"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+func TestConformance(t *testing.T) {
+	plugintest.Renderer(t, New(nil), plugintest.Config{JSON: `{"compress": true}`}, "")
+}
+
+func TestConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		wantErr    string // substring of the error; "" means valid
+		want       Config
+	}{
+		{"empty", ``, "", Config{Compress: true, MaxPages: 10000}},
+		{"null", `null`, "", Config{Compress: true, MaxPages: 10000}},
+		{"defaults", `{}`, "", Config{Compress: true, MaxPages: 10000}},
+		{"set", `{"compress": false, "maxPages": 5}`, "", Config{Compress: false, MaxPages: 5}},
+		{"unknown key", `{"compres": true}`, `unknown key "compres"`, Config{}},
+		{"wrong type", `{"compress": "yes"}`, "compress must be a bool", Config{}},
+		{"bad limit", `{"maxPages": 0}`, "maxPages must be at least 1", Config{}},
+		{"trailing", `{} {}`, "trailing data", Config{}},
+		{"not an object", `[1]`, "not a JSON object", Config{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New(nil, WithFonts(mustFonts(t)))
+			_, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(tc.json)})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(stage.SafeMessage(err), tc.wantErr) || stage.CodeOf(err) != stage.CodeInvalid {
+					t.Fatalf("Configure(%s) = %v, want invalid error containing %q", tc.json, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.cfg != tc.want {
+				t.Errorf("config %+v, want %+v", r.cfg, tc.want)
+			}
+		})
+	}
+}
+
+func mustFonts(t testing.TB) *fonts.Set {
+	s, err := testFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestLifecycle(t *testing.T) {
+	r := New(nil) // parses fonts itself, in Configure
+	if err := r.Health(context.Background()); err == nil {
+		t.Error("Health before Configure must report the fonts missing")
+	}
+	if err := r.Close(); err != nil { // safe before Configure
+		t.Fatal(err)
+	}
+	resp, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Info.Name != "render-fpdf" || len(resp.Info.Capabilities) != 0 {
+		t.Errorf("info %+v: no CSS capability expected", resp.Info)
+	}
+	if err := r.Health(context.Background()); err != nil {
+		t.Errorf("Health after Configure: %v", err)
+	}
+	if err := errors.Join(r.Close(), r.Close()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Render(context.Background(), &stage.RenderRequest{Document: doc(para(txt("x"))), Page: a4(t)})
+	if stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Errorf("Render after Close: %v, want unavailable", err)
+	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	r := newRenderer(t, `{}`)
+	for name, q := range map[string]*stage.RenderRequest{
+		"nil":          nil,
+		"zero page":    {Document: doc(para(txt("x")))},
+		"huge page":    {Document: doc(para(txt("x"))), Page: stage.PageSize{Name: "X", WidthPt: 1e6, HeightPt: 100}},
+		"nan page":     {Document: doc(para(txt("x"))), Page: stage.PageSize{Name: "X", WidthPt: math.NaN(), HeightPt: 100}},
+		"bad numbering": {Document: doc(para(txt("x"))), Page: a4(t), Numbering: "top"},
+	} {
+		if _, err := r.Render(context.Background(), q); stage.CodeOf(err) != stage.CodeInvalid {
+			t.Errorf("%s: %v, want invalid", name, err)
+		}
+	}
+}
+
+// TestPageSizes checks the MediaBox of every size in the table.
+func TestPageSizes(t *testing.T) {
+	needTool(t, "pdfinfo")
+	r := newRenderer(t, `{}`)
+	d := markdownDoc(t, "# Size\n\nSome text on the page, long enough to wrap on the smallest sizes of all.")
+	re := regexp.MustCompile(`([\d.]+) x ([\d.]+) pts`)
+	for _, p := range papers.All() {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			resp := renderPDF(t, r, req{doc: d, tokens: modernTokens, page: p.Name})
+			m := re.FindStringSubmatch(pdfInfo(t, resp.PDF)["Page size"])
+			if m == nil {
+				t.Fatalf("no page size in pdfinfo output")
+			}
+			w, _ := strconv.ParseFloat(m[1], 64)
+			h, _ := strconv.ParseFloat(m[2], 64)
+			if math.Abs(w-p.WidthPt) > 1 || math.Abs(h-p.HeightPt) > 1 {
+				t.Errorf("page %.2fx%.2f, want %.2fx%.2f", w, h, p.WidthPt, p.HeightPt)
+			}
+		})
+	}
+}
+
+// manyPages is a document of n sections of about one page each.
+func manyPages(t testing.TB, n int) stage.Document {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "## Section %d\n\n", i+1)
+		for range 16 {
+			b.WriteString("The quick brown fox jumps over the lazy dog, then naps in the sun for a while. ")
+			b.WriteString("Pack my box with five dozen liquor jugs and carry it up the hill.\n\n")
+		}
+	}
+	return markdownDoc(t, b.String())
+}
+
+func TestNumbering(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	d := manyPages(t, 3)
+	for _, n := range []stage.Numbering{stage.NumberingLeft, stage.NumberingCenter, stage.NumberingRight, stage.NumberingNone} {
+		t.Run(string(n), func(t *testing.T) {
+			t.Parallel()
+			resp := renderPDF(t, r, req{doc: d, tokens: modernTokens, numbering: n})
+			pages := pdfBoxes(t, resp.PDF)
+			if len(pages) < 3 {
+				t.Fatalf("%d pages, want at least 3", len(pages))
+			}
+			for i, p := range pages {
+				var found []bboxWord
+				for _, w := range p.Words {
+					if w.Y0 > p.H-modernTokens.Margins[2] {
+						found = append(found, w)
+					}
+				}
+				if n == stage.NumberingNone {
+					if len(found) != 0 {
+						t.Errorf("page %d: %v in the bottom margin, want nothing", i+1, found)
+					}
+					continue
+				}
+				if len(found) != 1 || found[0].Text != strconv.Itoa(i+1) {
+					t.Fatalf("page %d: bottom margin holds %v, want the number %d", i+1, found, i+1)
+				}
+				mid := (found[0].X0 + found[0].X1) / 2
+				third := int(mid / (p.W / 3))
+				want := map[stage.Numbering]int{stage.NumberingLeft: 0, stage.NumberingCenter: 1, stage.NumberingRight: 2}[n]
+				if third != want {
+					t.Errorf("page %d: number centred at x=%.1f (third %d), want third %d", i+1, mid, third, want)
+				}
+				if n == stage.NumberingCenter && math.Abs(mid-p.W/2) > 1 {
+					t.Errorf("page %d: centred number at %.1f, page middle %.1f", i+1, mid, p.W/2)
+				}
+			}
+		})
+	}
+}
+
+func TestWatermark(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	resp := renderPDF(t, r, req{doc: manyPages(t, 3), tokens: basicTokens, watermark: "FREE PLAN"})
+	pages := pageTexts(t, resp.PDF)
+	if len(pages) != resp.Pages || len(pages) < 3 {
+		t.Fatalf("%d pages of text for %d pages", len(pages), resp.Pages)
+	}
+	for i, p := range pages {
+		// Rotated text comes out a letter per line.
+		if !strings.Contains(strings.Join(strings.Fields(p), ""), "FREEPLAN") {
+			t.Errorf("page %d has no watermark: %q", i+1, p)
+		}
+	}
+	plain := renderPDF(t, r, req{doc: manyPages(t, 3), tokens: basicTokens})
+	if strings.Contains(strings.Join(strings.Fields(pdfText(t, plain.PDF)), ""), "FREEPLAN") {
+		t.Error("a document without a watermark shows one")
+	}
+
+	// Readers see it: light grey pixels across the middle of a page that
+	// holds a single line of text, and none without the watermark.
+	one := doc(para(txt("Only line.")))
+	grey := func(pdf []byte) int {
+		w, h, px := rasterGray(t, pdf, 30)
+		n := 0
+		for y := h / 3; y < 2*h/3; y++ {
+			for x := w / 4; x < 3*w/4; x++ {
+				if v := px[y*w+x]; v > 120 && v < 245 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	with := grey(renderPDF(t, r, req{doc: one, tokens: modernTokens, watermark: "DRAFT"}).PDF)
+	without := grey(renderPDF(t, r, req{doc: one, tokens: modernTokens}).PDF)
+	if with < 200 || without != 0 {
+		t.Errorf("grey pixels in the middle: %d with the watermark, %d without", with, without)
+	}
+}
+
+func TestOutlineAndTitle(t *testing.T) {
+	needTool(t, "qpdf")
+	r := newRenderer(t, `{}`)
+	d := markdownDoc(t, "# Заголовок α\n\ntext\n\n## Second\n\ntext\n\n#### Deep\n\ntext\n\n## Third\n\ntext\n")
+	resp := renderPDF(t, r, req{doc: d, tokens: modernTokens})
+	if got := pdfInfo(t, resp.PDF)["Title"]; got != "Заголовок α" {
+		t.Errorf("Title %q", got)
+	}
+	var out struct {
+		Outlines []outline `json:"outlines"`
+	}
+	if err := json.Unmarshal([]byte(runFile(t, resp.PDF, "qpdf", "--json", "--json-key=outlines")), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := flatten(out.Outlines, 0)
+	want := []string{"0 Заголовок α", "1 Second", "2 Deep", "1 Third"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("outline %q, want %q", got, want)
+	}
+}
+
+type outline struct {
+	Title string    `json:"title"`
+	Kids  []outline `json:"kids"`
+}
+
+func flatten(os []outline, depth int) []string {
+	var out []string
+	for _, o := range os {
+		out = append(out, strconv.Itoa(depth)+" "+o.Title)
+		out = append(out, flatten(o.Kids, depth+1)...)
+	}
+	return out
+}
+
+func TestImages(t *testing.T) {
+	needTool(t, "pdfimages")
+	r := newRenderer(t, `{}`)
+	for _, tc := range []struct {
+		name, md string
+		images   int    // images in the PDF
+		size     string // "WxH" of the first, per pdfimages
+		text     string // text that must show
+	}{
+		{"png", "![dot](data:image/png;base64," + pngB64 + ")", 1, "40 20", ""},
+		{"jpeg", "![photo](data:image/jpeg;base64," + jpegB64(t) + ")", 1, "16 8", ""},
+		{"gif", "![anim](data:image/gif;base64," + gifB64(t) + ")", 1, "12 6", ""},
+		{"remote", "![Remote diagram](https://example.com/x.png)", 0, "", "Remote diagram"},
+		{"file", "![Local file](file:///etc/passwd)", 0, "", "Local file"},
+		{"broken data", "![Broken data](data:image/png;base64,AAAA)", 0, "", "Broken data"},
+		{"html img", `<img src="data:image/png;base64,` + pngB64 + `" alt="x">`, 1, "40 20", ""},
+		{"reused", "![a](data:image/png;base64," + pngB64 + ") ![b](data:image/png;base64," + pngB64 + ")", 2, "40 20", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: markdownDoc(t, "Before\n\n"+tc.md+"\n\nAfter"), tokens: modernTokens})
+			list := strings.Split(strings.TrimSpace(run(t, resp.PDF, "pdfimages", "-list", "-")), "\n")[2:]
+			if len(list) != tc.images {
+				t.Fatalf("%d images drawn, want %d:\n%s", len(list), tc.images, strings.Join(list, "\n"))
+			}
+			if tc.images > 0 && !strings.Contains(strings.Join(strings.Fields(list[0]), " "), " "+tc.size+" ") {
+				t.Errorf("image %q, want size %s", list[0], tc.size)
+			}
+			if text := pdfText(t, resp.PDF); !strings.Contains(text, tc.text) || !strings.Contains(text, "After") {
+				t.Errorf("text %q lacks %q", text, tc.text)
+			}
+		})
+	}
+}
+
+func TestUnicode(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	src := "Ελληνικά κείμενο, Кириллица текст, arrows ← → ⇒, box ┌─┐└─┘, math ∑ ≤ ∞, emoji 😀 and 漢字."
+	for _, th := range themes {
+		resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: th.tokens})
+		text := strings.Join(strings.Fields(pdfText(t, resp.PDF)), " ")
+		for _, want := range []string{"Ελληνικά κείμενο", "Кириллица текст", "← → ⇒", "┌─┐└─┘", "∑ ≤ ∞", "emoji \uFFFD and \uFFFD\uFFFD."} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: %q missing from %q", th.name, want, text)
+			}
+		}
+	}
+}
+
+func TestTableHeaderRepeats(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	var b strings.Builder
+	b.WriteString("| Ident | Description | Amount |\n|---|---|--:|\n")
+	for i := range 120 {
+		fmt.Fprintf(&b, "| row%d | a cell with some words in it | %d.00 |\n", i, i*7)
+	}
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, b.String()), tokens: modernTokens})
+	pages := pageTexts(t, resp.PDF)
+	if len(pages) < 3 {
+		t.Fatalf("%d pages, want the table to span at least 3", len(pages))
+	}
+	seen := map[string]bool{}
+	for i, p := range pages {
+		lines := strings.Split(strings.TrimSpace(p), "\n")
+		if !strings.HasPrefix(lines[0], "Ident") {
+			t.Errorf("page %d starts with %q, want the header row", i+1, lines[0])
+		}
+		for _, f := range strings.Fields(p) {
+			seen[f] = true
+		}
+	}
+	for i := range 120 {
+		if !seen["row"+strconv.Itoa(i)] {
+			t.Errorf("row%d missing", i)
+		}
+	}
+}
+
+func TestLongCodeLine(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	long := strings.Repeat("0123456789abcdefghij", 40) // 800 characters, no spaces
+	for _, page := range []string{"A4", "A9"} {
+		resp := renderPDF(t, r, req{doc: markdownDoc(t, "```\n"+long+"\n```\n"), tokens: basicTokens, page: page})
+		joined := strings.Join(strings.Fields(bodyText(t, resp.PDF)), "")
+		if !strings.Contains(joined, long) {
+			t.Errorf("%s: the long line is not fully present: %q", page, joined)
+		}
+		checkInsideMargins(t, pdfBoxes(t, resp.PDF), scaledMargins(basicTokens.Margins, page), 1)
+	}
+}
+
+// scaledMargins mirrors the layout's cap of margins at a sixth of the page.
+func scaledMargins(m [4]float64, page string) [4]float64 {
+	p, _ := papers.Lookup(page)
+	for i := range m {
+		side := p.HeightPt
+		if i%2 == 1 {
+			side = p.WidthPt
+		}
+		m[i] = math.Min(m[i], side/6)
+	}
+	return m
+}
+
+// TestHeadingNeverLastOnPage sweeps the text before a heading so that, in
+// some variants, it would land at the foot of a page, and checks with the
+// reader's word boxes that text always follows it on its page.
+func TestHeadingNeverLastOnPage(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	moved := 0
+	for lines := 30; lines < 50; lines++ {
+		var b strings.Builder
+		for i := range lines {
+			fmt.Fprintf(&b, "Line %d of filler.\n\n", i)
+		}
+		b.WriteString("## Keepwithnext heading\n\nFirst paragraph after the heading, long enough to be a real line of text.\n")
+		resp := renderPDF(t, r, req{doc: markdownDoc(t, b.String()), tokens: modernTokens})
+		for pi, p := range pdfBoxes(t, resp.PDF) {
+			for _, w := range p.Words {
+				if w.Text != "Keepwithnext" {
+					continue
+				}
+				below := false
+				for _, o := range p.Words {
+					if o.Text == "paragraph" && o.Y0 > w.Y1 {
+						below = true
+					}
+				}
+				if !below {
+					t.Errorf("%d filler lines: heading is the last thing on page %d", lines, pi+1)
+				}
+				if pi > 0 {
+					moved++
+				}
+			}
+		}
+	}
+	if moved == 0 {
+		t.Error("no variant put the heading on a later page; the sweep does not exercise the rule")
+	}
+}
+
+func TestLinks(t *testing.T) {
+	r := newRenderer(t, `{"compress": false}`)
+	d := markdownDoc(t, "# Top\n\n[web](https://example.com/a) [mail](mailto:a@example.com) [up](#top) [note][^1] [rel](docs/x.md) [js](javascript:alert(1))\n\n[^1]: The note.\n")
+	resp := renderPDF(t, r, req{doc: d, tokens: modernTokens})
+	pdf := string(resp.PDF)
+	for _, want := range []string{"/URI (https://example.com/a)", "/URI (mailto:a@example.com)"} {
+		if !strings.Contains(pdf, want) {
+			t.Errorf("missing link annotation %s", want)
+		}
+	}
+	if n := strings.Count(pdf, "/Dest ["); n < 2 {
+		t.Errorf("%d internal link annotations, want at least 2 (heading, footnote)", n)
+	}
+	for _, bad := range []string{"javascript:", "docs/x.md"} {
+		if strings.Contains(pdf, bad) {
+			t.Errorf("%s written into the PDF", bad)
+		}
+	}
+}
+
+func TestThemesDiffer(t *testing.T) {
+	needTool(t, "pdffonts")
+	r := newRenderer(t, `{}`)
+	d := readMarkdown(t, "gfm.md")
+	fontsOf := func(tok stage.Tokens) string {
+		return run(t, renderPDF(t, r, req{doc: d, tokens: tok}).PDF, "pdffonts", "-")
+	}
+	modern, basic := fontsOf(modernTokens), fontsOf(basicTokens)
+	if !strings.Contains(modern, "dejavusans-bold ") || strings.Contains(modern, "dejavuserif") {
+		t.Errorf("modern fonts:\n%s", modern)
+	}
+	if !strings.Contains(basic, "dejavuserif-bold ") || !strings.Contains(basic, "dejavuserif-italic ") {
+		t.Errorf("basic fonts:\n%s", basic)
+	}
+	for _, f := range []string{modern, basic} {
+		lines := strings.Split(strings.TrimSpace(f), "\n")[2:]
+		for _, l := range lines {
+			// emb and uni: embedded, with a ToUnicode map so text extracts.
+			if fs := strings.Fields(l); len(fs) < 7 || fs[4] != "yes" || fs[6] != "yes" {
+				t.Errorf("font not embedded with ToUnicode: %s", l)
+			}
+		}
+		if !strings.Contains(f, "dejavusansmono ") || len(lines) < 4 {
+			t.Errorf("fonts:\n%s", f)
+		}
+	}
+}
+
+func TestMaxPages(t *testing.T) {
+	r := newRenderer(t, `{"maxPages": 2}`)
+	_, err := r.Render(context.Background(), &stage.RenderRequest{Document: manyPages(t, 4), Page: a4(t)})
+	if stage.CodeOf(err) != stage.CodeTooLarge {
+		t.Fatalf("err %v, want too large", err)
+	}
+}
+
+func TestCompressOption(t *testing.T) {
+	d := manyPages(t, 1)
+	small := renderPDF(t, newRenderer(t, `{"compress": true}`), req{doc: d})
+	large := renderPDF(t, newRenderer(t, `{"compress": false}`), req{doc: d})
+	if len(small.PDF) >= len(large.PDF) || !bytes.Contains(large.PDF, []byte(" Tj ET")) {
+		t.Errorf("compressed %d bytes, uncompressed %d", len(small.PDF), len(large.PDF))
+	}
+}
