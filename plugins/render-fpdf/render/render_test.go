@@ -95,10 +95,10 @@ func TestLifecycle(t *testing.T) {
 func TestRequestValidation(t *testing.T) {
 	r := newRenderer(t, `{}`)
 	for name, q := range map[string]*stage.RenderRequest{
-		"nil":          nil,
-		"zero page":    {Document: doc(para(txt("x")))},
-		"huge page":    {Document: doc(para(txt("x"))), Page: stage.PageSize{Name: "X", WidthPt: 1e6, HeightPt: 100}},
-		"nan page":     {Document: doc(para(txt("x"))), Page: stage.PageSize{Name: "X", WidthPt: math.NaN(), HeightPt: 100}},
+		"nil":           nil,
+		"zero page":     {Document: doc(para(txt("x")))},
+		"huge page":     {Document: doc(para(txt("x"))), Page: stage.PageSize{Name: "X", WidthPt: 1e6, HeightPt: 100}},
+		"nan page":      {Document: doc(para(txt("x"))), Page: stage.PageSize{Name: "X", WidthPt: math.NaN(), HeightPt: 100}},
 		"bad numbering": {Document: doc(para(txt("x"))), Page: a4(t), Numbering: "top"},
 	} {
 		if _, err := r.Render(context.Background(), q); stage.CodeOf(err) != stage.CodeInvalid {
