@@ -40,7 +40,7 @@ func (e *engine) table(n *stage.Node) {
 	for ri := range rows {
 		for c := range rows[ri].cells {
 			cl := &rows[ri].cells[c]
-			inner := widths[c] - 2*cellPadX
+			inner := widths[c] - 2*padX(widths[c])
 			fitImages(cl.atoms, inner)
 			cl.lines = e.breakLines(cl.atoms, inner, st)
 		}
@@ -134,6 +134,9 @@ func (e *engine) tableRows(n *stage.Node) []tableRow {
 	return rows
 }
 
+// padX is a cell's side padding, smaller in very narrow columns.
+func padX(w float64) float64 { return math.Min(cellPadX, w/6) }
+
 func cellAlign(s string) align {
 	switch s {
 	case "center":
@@ -195,10 +198,19 @@ func (e *engine) columnWidths(rows []tableRow, ncol int) []float64 {
 			w[c] = lo[c] + (hi[c]-lo[c])*f
 		}
 	}
-	// A column never gets less than room for a character or two.
+	// A column never gets less than room for a character or two; what the
+	// narrow ones gain, the wide ones give back.
 	floor := math.Min(2*cellPadX+e.th.size, avail/float64(ncol))
+	total, flexible := 0.0, 0.0
 	for c := range w {
 		w[c] = math.Max(w[c], floor)
+		total += w[c]
+		flexible += w[c] - floor
+	}
+	if extra := total - avail; extra > 0 && flexible > 0 {
+		for c := range w {
+			w[c] -= extra * (w[c] - floor) / flexible
+		}
 	}
 	return w
 }
@@ -264,7 +276,7 @@ func (e *engine) rowChunk(r tableRow, next []int, widths []float64, room float64
 			y := top + cellPadY
 			for k := next[c]; k < take[c]; k++ {
 				l := &r.cells[c].lines[k]
-				e.emitLine(l, x+cellPadX, y, w-2*cellPadX, r.cells[c].al)
+				e.emitLine(l, x+padX(w), y, w-2*padX(w), r.cells[c].al)
 				y += l.h
 			}
 			next[c] = take[c]
