@@ -57,6 +57,7 @@ func Parse(name string, data []byte) (*Face, error) {
 		glyph:   make([]uint16, bmp),
 		width:   make([]uint16, bmp),
 	}
+	scale := 1000 / upem // multiplied in fpdf's order, for the same rounding
 	numGlyphs := int(binary.BigEndian.Uint16(maxp[4:]))
 	advances, err := readAdvances(dir["hmtx"], int(binary.BigEndian.Uint16(hhea[34:])), numGlyphs)
 	if err != nil {
@@ -73,7 +74,7 @@ func Parse(name string, data []byte) (*Face, error) {
 			f.glyph[r] = 0
 			continue
 		}
-		f.width[r] = uint16(math.Round(float64(advances[g]) * 1000 / upem))
+		f.width[r] = uint16(math.Round(scale * float64(advances[g])))
 	}
 	for _, tag := range keptTables {
 		if d := dir[tag]; d != nil {

@@ -76,7 +76,8 @@ var fileNames = [Count]string{
 // Set holds every face, parsed. It is read-only after Load and safe for
 // concurrent use by any number of documents.
 type Set struct {
-	faces [Count]*Face
+	faces  [Count]*Face
+	inject *injector // nil: fpdf parses each document's fonts
 }
 
 // Load parses the embedded fonts. It costs tens of milliseconds; call it
@@ -94,6 +95,7 @@ func Load() (*Set, error) {
 		}
 		s.faces[i] = f
 	}
+	s.inject = newInjector(&s.faces)
 	return s, nil
 }
 

@@ -25,6 +25,10 @@ type Options struct {
 	Watermark string
 	Compress  bool
 	Now       time.Time
+	// FullFonts hands fpdf the whole font files, which it then parses for
+	// this document alone: the naive way, kept to measure what the
+	// per-document copies save.
+	FullFonts bool
 }
 
 // Paint returns the PDF of doc.
@@ -148,9 +152,20 @@ func (p *painter) registerFonts() {
 		}
 	}
 	for id := fonts.ID(0); id < fonts.Count; id++ {
-		if used := doc.Used[id]; used != nil {
-			p.pdf.AddUTF8FontFromBytes(p.familyName(id), "", p.opt.Fonts.Face(id).Subset(used))
+		used := doc.Used[id]
+		if used == nil {
+			continue
 		}
+		if !p.opt.FullFonts {
+			p.opt.Fonts.Embed(p.pdf, id, used)
+			continue
+		}
+		full, err := fonts.File(id)
+		if err != nil {
+			p.pdf.SetError(err)
+			return
+		}
+		p.pdf.AddUTF8FontFromBytes(p.familyName(id), "", full)
 	}
 }
 

@@ -1,0 +1,152 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"runtime/metrics"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/paint"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// section is about one A4 page of mixed content: headings, paragraphs with
+// inline styles and links, a list, a code block and a small table.
+func section(i int) string {
+	return fmt.Sprintf(`## Section %d: a heading
+
+Paragraph with **bold**, *italic*, `+"`code`"+` and a [link](https://example.com/%d). The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs. How vexingly quick daft zebras jump, and the five boxing wizards jump quickly.
+
+- first item of the list, long enough to wrap onto a second line when the column is narrow
+- second item
+  - nested item
+
+`+"```go\nfunc f%d(x int) int {\n\tif x < 2 {\n\t\treturn x\n\t}\n\treturn f(x-1) + f(x-2)\n}\n```"+`
+
+| Name | Value | Note |
+|------|------:|------|
+| alpha | %d | the first row |
+| beta | %d.5 | the second row of the table |
+
+> A quotation to close the section, with a little emphasis *here* and Ελληνικά, Кириллица.
+
+Sphinx of black quartz, judge my vow. Jackdaws love my big sphinx of quartz. The job requires extra pluck and zeal from every young wage earner. A quick movement of the enemy will jeopardize six gunboats.
+
+`, i, i, i, i, i)
+}
+
+// benchDoc builds a document of about pages A4 pages.
+func benchDoc(b *testing.B, r *Renderer, pages int) stage.Document {
+	b.Helper()
+	build := func(n int) stage.Document {
+		var s strings.Builder
+		s.WriteString("# Benchmark document\n\n")
+		for i := range n {
+			s.WriteString(section(i))
+		}
+		return markdownDoc(b, s.String())
+	}
+	// Calibrate sections per page once on ten sections.
+	probe := renderPDF(b, r, req{doc: build(10), tokens: modernTokens})
+	n := max(1, int(float64(pages)*10/float64(probe.Pages)+0.5))
+	return build(n)
+}
+
+// BenchmarkRender measures whole renders of 1 to 1,000 pages; cost should
+// grow linearly. Run it with
+//
+//	go test -run '^$' -bench 'Render/' -benchmem ./plugins/render-fpdf/render/
+func BenchmarkRender(b *testing.B) {
+	r := newRenderer(b, `{}`)
+	for _, pages := range []int{1, 10, 100, 1000} {
+		d := benchDoc(b, r, pages)
+		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
+			page, _ := papers.Lookup("A4")
+			q := &stage.RenderRequest{Document: d, Tokens: modernTokens, Page: page, Numbering: stage.NumberingCenter}
+			var got, peak int
+			b.ReportAllocs()
+			for b.Loop() {
+				stop := samplePeakHeap(&peak)
+				resp, err := r.Render(context.Background(), q)
+				stop()
+				if err != nil {
+					b.Fatal(err)
+				}
+				got = resp.Pages
+			}
+			b.ReportMetric(float64(got), "pages/op")
+			b.ReportMetric(float64(got)*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
+
+// samplePeakHeap records the largest live heap seen until stop is called.
+func samplePeakHeap(peak *int) (stop func()) {
+	var done atomic.Bool
+	finished := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(finished)
+		for !done.Load() {
+			metrics.Read(sample)
+			*peak = max(*peak, int(sample[0].Value.Uint64()))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	return func() { done.Store(true); <-finished }
+}
+
+// BenchmarkFonts compares a one-page document rendered with the fonts
+// parsed once per process (per-document copies with a small cmap) against
+// the naive program that parses whole fonts for every document: once
+// handing fpdf the full files ("naive-fpdf") and once also re-parsing the
+// font set ("naive-all"). Run it with
+//
+//	go test -run '^$' -bench Fonts -benchmem ./plugins/render-fpdf/render/
+func BenchmarkFonts(b *testing.B) {
+	r := newRenderer(b, `{}`)
+	d := benchDoc(b, r, 1)
+	set, err := testFonts()
+	if err != nil {
+		b.Fatal(err)
+	}
+	page, _ := papers.Lookup("A4")
+	render := func(b *testing.B, set *fonts.Set, full bool) {
+		doc, err := layout.Layout(context.Background(), d.Root, layout.Options{Page: page, Tokens: modernTokens, Fonts: set})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := paint.Paint(doc, paint.Options{Fonts: set, Numbering: stage.NumberingCenter, Compress: true, FullFonts: full}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("cached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			render(b, set, false)
+		}
+	})
+	b.Run("naive-fpdf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			render(b, set, true)
+		}
+	})
+	b.Run("naive-all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := fonts.Load()
+			if err != nil {
+				b.Fatal(err)
+			}
+			render(b, s, true)
+		}
+	})
+}
