@@ -142,7 +142,9 @@ func (in *inliner) image(src, alt string, st *style) {
 		return
 	}
 	w, h := float64(ref.w)*0.75, float64(ref.h)*0.75 // CSS pixels at 96 dpi
-	maxW, maxH := e.x1-e.x0, (e.bottom-e.top)*0.95
+	// Leave room above a page-sized image for the heading that often
+	// introduces it.
+	maxW, maxH := e.x1-e.x0, (e.bottom-e.top)*0.85
 	if f := math.Min(maxW/w, maxH/h); f < 1 {
 		w, h = w*f, h*f
 	}

@@ -407,3 +407,50 @@ func TestImages(t *testing.T) {
 	}
 	find(t, d, "alt text") // the bomb is refused from its header and shown as alt text
 }
+
+// TestBlocksAcrossPages checks that a block quote and a code block that
+// run over a page break are drawn on each page: bar and shading included.
+func TestBlocksAcrossPages(t *testing.T) {
+	var quoted []*stage.Node
+	for i := range 80 {
+		quoted = append(quoted, para(txt("quoted line "+strings.Repeat("x", i%7))))
+	}
+	code := strings.Repeat("line of code\n", 150)
+	d := lay(t, n(stage.KindBlockquote, quoted...), &stage.Node{Kind: stage.KindCodeBlock, Text: code})
+	if len(d.Pages) < 3 {
+		t.Fatalf("%d pages", len(d.Pages))
+	}
+	for pi, page := range d.Pages {
+		var quoteText, codeText, bar, shade bool
+		for _, it := range page.Items {
+			switch {
+			case it.Kind == Text && strings.HasPrefix(it.Text, "quoted"):
+				quoteText = true
+			case it.Kind == Text && it.Text == "line of code":
+				codeText = true
+			case it.Kind == Fill && it.W < 5:
+				bar = true
+			case it.Kind == Fill && it.W > 100:
+				shade = true
+			}
+		}
+		if quoteText != bar || codeText != shade {
+			t.Errorf("page %d: quote text %v bar %v, code text %v shading %v", pi+1, quoteText, bar, codeText, shade)
+		}
+	}
+	// Shading is drawn under the code: it comes first on the page.
+	for pi, page := range d.Pages {
+		shadeAt, textAt := -1, -1
+		for i, it := range page.Items {
+			if it.Kind == Fill && it.W > 100 && shadeAt < 0 {
+				shadeAt = i
+			}
+			if it.Kind == Text && it.Text == "line of code" && textAt < 0 {
+				textAt = i
+			}
+		}
+		if textAt >= 0 && (shadeAt < 0 || shadeAt > textAt) {
+			t.Errorf("page %d: code shading drawn after its text", pi+1)
+		}
+	}
+}

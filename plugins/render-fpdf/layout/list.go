@@ -33,10 +33,9 @@ func (e *engine) list(n *stage.Node) {
 		widest := e.width(strconv.Itoa(start+len(n.Children)-1)+".", st.face(), st.size)
 		indent = math.Max(indent, widest+st.size*0.6)
 	}
-	tight := e.tight
+	outer := e.tight
 	e.tight = n.Attr("tight") == "true"
 	e.listDepth++
-	defer func() { e.tight = tight; e.listDepth-- }()
 	gap := e.th.gap * 0.8
 	if e.tight {
 		gap = e.th.gap * 0.3
@@ -59,6 +58,8 @@ func (e *engine) list(n *stage.Node) {
 		e.x0 -= d
 		e.addGap(gap)
 	}
+	e.tight = outer
+	e.listDepth--
 	e.addGap(e.paraGap())
 }
 

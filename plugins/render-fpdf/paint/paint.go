@@ -113,7 +113,7 @@ func (p *painter) paint() ([]byte, error) {
 	for n, page := range doc.Pages {
 		pdf.AddPage()
 		p.fresh = true
-		p.select_(doc.Body, doc.BodySize) // bookmarks need a UTF-8 font selected
+		p.useFont(doc.Body, doc.BodySize) // bookmarks need a UTF-8 font selected
 		for len(marks) > 0 && marks[0].Page == n {
 			pdf.Bookmark(marks[0].Text, marks[0].Level, marks[0].Y)
 			marks = marks[1:]
@@ -176,7 +176,7 @@ func runes(used *[fonts.Count]*fonts.Runes, id fonts.ID) *fonts.Runes {
 	return used[id]
 }
 
-func (p *painter) select_(face fonts.ID, size float64) {
+func (p *painter) useFont(face fonts.ID, size float64) {
 	if p.fresh || face != p.face || size != p.size {
 		p.pdf.SetFont(p.familyName(face), "", size)
 		p.face, p.size = face, size
@@ -220,7 +220,7 @@ func (p *painter) item(it *layout.Item) {
 	pdf := p.pdf
 	switch it.Kind {
 	case layout.Text:
-		p.select_(it.Face, it.Size)
+		p.useFont(it.Face, it.Size)
 		p.textColor(it.Color)
 		pdf.Text(it.X, it.Y, it.Text)
 	case layout.Fill:
@@ -265,7 +265,7 @@ func (p *painter) pageNumber(n int) {
 	face := p.opt.Fonts.Face(doc.Body)
 	margin := doc.Height - doc.Content.Y1
 	y := doc.Content.Y1 + margin/2 + (face.Ascent-face.Descent)*size/2
-	p.select_(doc.Body, size)
+	p.useFont(doc.Body, size)
 	p.textColor(doc.Muted)
 	p.pdf.Text(x, y, s)
 }
@@ -294,7 +294,7 @@ func (p *painter) watermark() {
 	pdf.TransformBegin()
 	pdf.TransformRotate(angle, cx, cy)
 	pdf.SetAlpha(watermarkAlpha, "Normal")
-	p.select_(watermarkFace, size)
+	p.useFont(watermarkFace, size)
 	p.textColor(layout.RGB{R: watermarkColor, G: watermarkColor, B: watermarkColor})
 	pdf.Text(cx-w1*size/2, cy+(face.Ascent-face.Descent)*size/2, text)
 	pdf.SetAlpha(1, "Normal")
