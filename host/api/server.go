@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -80,12 +81,14 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint"))
 	})
 	r.Use(s.observe)
-	v1 := r.PathPrefix("/v1").Subrouter()
-	v1.HandleFunc("/pdf/markdown", s.convert).Methods(http.MethodPost)
-	v1.HandleFunc("/user/info", s.userInfo).Methods(http.MethodGet)
-	v1.HandleFunc("/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
-	v1.HandleFunc("/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet)
-	v1.HandleFunc("/openapi-action.json", serveJSON(openAPIAction)).Methods(http.MethodGet)
+	// Full paths rather than a /v1 subrouter: in gorilla/mux v1.8 a
+	// subrouter's routes inherit its prefix matcher, which clears the
+	// method mismatch of a sibling route, so a wrong method was a 404.
+	r.HandleFunc("/v1/pdf/markdown", s.convert).Methods(http.MethodPost)
+	r.HandleFunc("/v1/user/info", s.userInfo).Methods(http.MethodGet)
+	r.HandleFunc("/v1/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/v1/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/openapi-action.json", serveJSON(openAPIAction)).Methods(http.MethodGet)
 	r.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}).Methods(http.MethodGet)
@@ -95,10 +98,18 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		r.HandleFunc("/dashboard/signup", s.signup).Methods(http.MethodPost)
 	}
 	if opt.Dashboard != nil {
-		r.PathPrefix("/").Handler(opt.Dashboard).Methods(http.MethodGet, http.MethodHead)
+		// The dashboard takes GETs outside the API only: under /v1 an
+		// unknown path stays a JSON 404 and a wrong method a JSON 405.
+		// outsideAPI comes first because a matching path matcher would
+		// clear the method mismatch an API route recorded.
+		r.MatcherFunc(outsideAPI).PathPrefix("/").Handler(opt.Dashboard).Methods(http.MethodGet, http.MethodHead)
 	}
 	s.router = r
 	return s
+}
+
+func outsideAPI(r *http.Request, _ *mux.RouteMatch) bool {
+	return r.URL.Path != "/v1" && !strings.HasPrefix(r.URL.Path, "/v1/")
 }
 
 // ServeHTTP implements http.Handler.

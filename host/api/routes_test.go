@@ -1,0 +1,74 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mdpress/mdpress/host/metrics"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+)
+
+// noStages has no plugin running: enough for routing, which never reaches
+// a stage.
+type noStages struct{}
+
+func (noStages) Client(context.Context, string) (*sdkplugin.Client, error) {
+	return nil, errors.New("no stages in this test")
+}
+func (noStages) Plugin(string) string { return "none" }
+func (noStages) Ready() error         { return nil }
+
+// TestRoutes: the API's own paths answer JSON 404 and 405, even with the
+// dashboard mounted at /, which serves only what is not under /v1.
+func TestRoutes(t *testing.T) {
+	dashboard := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "dashboard") })
+	s := New(Options{Dashboard: dashboard}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
+	tests := []struct {
+		method, path string
+		status       int
+		json         bool
+	}{
+		{"GET", "/v1/nope", 404, true},
+		{"POST", "/v1/nope", 404, true},
+		{"GET", "/v1", 404, true},
+		{"GET", "/v1/pdf/markdown", 405, true},
+		{"DELETE", "/v1/pdf/markdown", 405, true},
+		{"POST", "/v1/user/info", 405, true},
+		{"POST", "/v1/openapi.json", 405, true},
+		{"GET", "/v1/openapi.json", 200, true},
+		{"GET", "/healthz", 200, true},
+		{"POST", "/nope", 405, true}, // the dashboard owns GET on every path outside /v1
+		{"GET", "/", 200, false},
+		{"GET", "/app.js", 200, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, strings.NewReader("{}")))
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			if !tt.json {
+				return
+			}
+			if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Fatalf("Content-Type %q: %s", ct, rec.Body)
+			}
+			if tt.status >= 400 {
+				var body struct{ Error string }
+				if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error == "" {
+					t.Fatalf("not an error body: %s", rec.Body)
+				}
+			}
+		})
+	}
+}
