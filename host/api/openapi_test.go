@@ -1,0 +1,83 @@
+package api
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/core/request"
+)
+
+func loadServed(t *testing.T, name string, data []byte) *openapi3.T {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		t.Fatalf("%s is not a valid OpenAPI document: %v", name, err)
+	}
+	if !doc.IsOpenAPI31OrLater() || doc.Info.Version != "1.0.0" {
+		t.Fatalf("%s: openapi %s, version %s; want 3.1 and 1.0.0", name, doc.OpenAPI, doc.Info.Version)
+	}
+	return doc
+}
+
+// TestOpenAPIMatchesDecoder: the document states the enums and defaults
+// that core/request enforces, so the two cannot drift apart.
+func TestOpenAPIMatchesDecoder(t *testing.T) {
+	doc := loadServed(t, "openapi.json", openAPIFull)
+	props := doc.Components.Schemas["MarkdownRequest"].Value.Properties
+	tests := []struct {
+		field   string
+		allowed []string
+		def     string
+	}{
+		{"output", request.Outputs, request.DefaultOutput},
+		{"theme", request.Themes, request.DefaultTheme},
+		{"pageNumeration", request.Numberings, request.DefaultNumbering},
+		{"pageSize", papers.Names(), request.DefaultPageSize},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			s := props[tt.field].Value
+			var enum []string
+			for _, v := range s.Enum {
+				enum = append(enum, v.(string))
+			}
+			if !reflect.DeepEqual(enum, tt.allowed) {
+				t.Errorf("enum %v, decoder allows %v", enum, tt.allowed)
+			}
+			if s.Default != tt.def {
+				t.Errorf("default %v, decoder applies %v", s.Default, tt.def)
+			}
+		})
+	}
+}
+
+// TestActionDocument: the tool-action variant differs from the full one
+// only where a tool action needs it.
+func TestActionDocument(t *testing.T) {
+	full := loadServed(t, "openapi.json", openAPIFull)
+	action := loadServed(t, "openapi-action.json", openAPIAction)
+	req := action.Components.Schemas["MarkdownRequest"].Value
+	if !reflect.DeepEqual(req.Required, []string{"markdown", "output"}) {
+		t.Errorf("required %v", req.Required)
+	}
+	if out := req.Properties["output"].Value; !reflect.DeepEqual(out.Enum, []any{"url"}) || out.Default != "url" {
+		t.Errorf("output enum %v default %v, want [url] and url", out.Enum, out.Default)
+	}
+	if action.Paths.Find("/files/{id}") != nil {
+		t.Error("the action document describes the file download, which a tool never calls")
+	}
+	if action.Paths.Find("/pdf/markdown").Post.Responses.Status(200).Value.Content.Get("application/pdf") != nil {
+		t.Error("the action's 200 still offers PDF bytes")
+	}
+	// Deriving the action must not touch the full document.
+	if out := full.Components.Schemas["MarkdownRequest"].Value.Properties["output"].Value; len(out.Enum) != 2 {
+		t.Errorf("full document's output enum became %v", out.Enum)
+	}
+}
