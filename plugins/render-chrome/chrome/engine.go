@@ -61,6 +61,9 @@ type generation struct {
 	live    int           // tabs open or opening, under engine.mu
 	active  int           // renders holding a tab, under engine.mu
 	killed  sync.Once
+	// stopping is set before we kill the browser ourselves; a browser that
+	// goes away without it crashed.
+	stopping atomic.Bool
 }
 
 func (g *generation) isRetired() bool {
@@ -170,7 +173,7 @@ func (e *engine) startLocked() *generation {
 func (e *engine) watch(g *generation) {
 	<-g.proc.ctx.Done()
 	e.mu.Lock()
-	unexpected := !g.isRetired() && !e.closed
+	unexpected := !g.stopping.Load()
 	if e.cur == g {
 		e.cur = nil
 	}
@@ -194,6 +197,7 @@ func (e *engine) retireLocked(g *generation) {
 
 // kill stops g's browser for good.
 func (e *engine) kill(g *generation) {
+	g.stopping.Store(true)
 	g.killed.Do(func() {
 		<-g.ready
 		if g.proc != nil {
@@ -291,9 +295,6 @@ func (e *engine) give(g *generation, t *tab, ok bool) {
 	if drain {
 		go e.kill(g)
 	}
-	if ok {
-		e.maybeCheckMemory(g)
-	}
 }
 
 // replaceTab opens a tab in the background so that the next render does not
@@ -348,7 +349,8 @@ func (e *engine) checkHung(g *generation) {
 	defer cancel()
 	if _, err := g.proc.version(ctx); err != nil && g.proc.alive() {
 		e.log.Warn("browser does not answer; killing it", "err", err)
-		e.kill(g) // watch counts the crash
+		e.stats.crashes.Add(1)
+		e.kill(g)
 	}
 }
 

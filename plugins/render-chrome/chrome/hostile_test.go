@@ -81,6 +81,7 @@ body { background: url("PRIV/bg.png"); }
 }
 
 func TestHostileDocumentReachesNothing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		config      string
@@ -98,6 +99,7 @@ func TestHostileDocumentReachesNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			n := newTestNet(t)
 			opts := n.options()
 			if tt.bare {
@@ -144,6 +146,7 @@ func TestHostileDocumentReachesNothing(t *testing.T) {
 }
 
 func TestScriptsOffByDefault(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, config string
 		ran          bool
@@ -153,6 +156,7 @@ func TestScriptsOffByDefault(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRenderer(t, tt.config)
 			res := render(t, r, doc{body: `<p id="p">STATIC</p><script>document.getElementById("p").textContent = "SCRIPTED"; window.leak = "LEAKED";</script>`})
 			text := pdfText(t, res.PDF)

@@ -35,7 +35,7 @@ type launchOptions struct {
 	// bareNetwork leaves out the browser's own network lockdown, so that
 	// tests can prove the Fetch gate alone.
 	bareNetwork bool
-	log       *slog.Logger
+	log         *slog.Logger
 }
 
 // chromeFlags keep the browser off the network and quiet. Fetch

@@ -148,7 +148,9 @@ func (r *Renderer) Health(ctx context.Context) error {
 	defer vcancel()
 	if _, err := g.proc.version(vctx); err != nil {
 		if g.proc.alive() {
-			e.kill(g) // hung: the next call starts a new one
+			e.log.Warn("browser does not answer; killing it", "err", err)
+			e.stats.crashes.Add(1)
+			e.kill(g) // the next call starts a new one
 		}
 		return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser does not answer")
 	}
@@ -208,6 +210,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			return nil, r.failure(ctx, g, err)
 		}
 		e.stats.rendered.Add(1)
+		e.maybeCheckMemory(g)
 		return &stage.RenderResponse{PDF: pdf, Pages: countPages(pdf)}, nil
 	}
 }

@@ -1,0 +1,321 @@
+package chrome
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// currentProc returns the browser serving r now.
+func currentProc(t *testing.T, r *Renderer) *process {
+	t.Helper()
+	e := r.engine()
+	e.mu.Lock()
+	g := e.cur
+	e.mu.Unlock()
+	if g == nil {
+		t.Fatal("no browser running")
+	}
+	<-g.ready
+	if g.err != nil {
+		t.Fatal(g.err)
+	}
+	return g.proc
+}
+
+// groupGone waits until no process of the group is left.
+func groupGone(t *testing.T, pgid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if n := groupSize(pgid); n == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%d processes of group %d still run", groupSize(pgid), pgid)
+}
+
+func groupSize(pgid int) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err == nil && statPgrp(stat) == pgid && !zombie(stat) {
+			n++
+		}
+	}
+	return n
+}
+
+func zombie(stat []byte) bool {
+	i := len(stat) - 1
+	for i >= 0 && stat[i] != ')' {
+		i--
+	}
+	return i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// waitFor polls cond for up to five seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stalledDoc never finishes loading until the test net releases /stall.
+func stalledDoc(n *testNet) string {
+	return doc{body: `<p>waiting</p><img src="` + n.publicURL() + `/stall">`}.html()
+}
+
+type result struct {
+	res *stage.RenderResponse
+	err error
+}
+
+func renderAsync(ctx context.Context, r *Renderer, html string) <-chan result {
+	ch := make(chan result, 1)
+	a4, _ := papers.Lookup("A4")
+	go func() {
+		res, err := r.Render(ctx, &stage.RenderRequest{HTML: html, Page: a4})
+		ch <- result{res, err}
+	}()
+	return ch
+}
+
+func TestBrowserKilledMidRender(t *testing.T) {
+	t.Parallel()
+	n := newTestNet(t)
+	r := newRenderer(t, `{"tabs":2,"allowRemote":true}`, n.options()...)
+	old := currentProc(t, r)
+
+	inFlight := renderAsync(context.Background(), r, stalledDoc(n))
+	<-n.stalled
+	if err := syscall.Kill(-old.pgid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-inFlight:
+		if code := stage.CodeOf(got.err); code != stage.CodeUnavailable && code != stage.CodeInternal {
+			t.Fatalf("in-flight render: %v (code %v), want unavailable or internal", got.err, code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the in-flight render did not fail")
+	}
+	groupGone(t, old.pgid)
+
+	render(t, r, doc{body: "<p>after the crash</p>"})
+	if now := currentProc(t, r); now.pgid == old.pgid {
+		t.Fatal("still the old browser")
+	}
+	if s := r.Stats(); s.Crashes != 1 || s.Launches != 2 {
+		t.Fatalf("stats %+v, want 1 crash and 2 launches", s)
+	}
+	if _, err := os.Stat(old.dataDir); !os.IsNotExist(err) {
+		t.Fatalf("the dead browser's profile %s is still there", old.dataDir)
+	}
+}
+
+func TestHungBrowserIsReplaced(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1}`)
+	old := currentProc(t, r)
+	// A stopped browser answers nothing, like a wedged one.
+	if err := syscall.Kill(-old.pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := r.Health(context.Background()); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("Health of a hung browser = %v, want unavailable", err)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Fatalf("Health took %v", d)
+	}
+	groupGone(t, old.pgid)
+	if err := r.Health(context.Background()); err != nil {
+		t.Fatalf("Health after the restart: %v", err)
+	}
+	render(t, r, doc{body: "<p>after the hang</p>"})
+	if s := r.Stats(); s.Crashes != 1 {
+		t.Fatalf("stats %+v, want 1 crash", s)
+	}
+}
+
+func TestFullQueueAnswersBusy(t *testing.T) {
+	t.Parallel()
+	n := newTestNet(t)
+	r := newRenderer(t, `{"tabs":1,"queue":1,"allowRemote":true}`, n.options()...)
+
+	holding := renderAsync(context.Background(), r, stalledDoc(n))
+	<-n.stalled
+	waiting := renderAsync(context.Background(), r, doc{body: "<p>queued</p>"}.html())
+	waitFor(t, "a render in the queue", func() bool { return r.Stats().Waiting == 1 })
+
+	start := time.Now()
+	a4, _ := papers.Lookup("A4")
+	_, err := r.Render(context.Background(), &stage.RenderRequest{HTML: doc{body: "<p>one too many</p>"}.html(), Page: a4})
+	if stage.CodeOf(err) != stage.CodeBusy {
+		t.Fatalf("got %v, want busy", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("busy took %v, want at once", d)
+	}
+
+	n.release()
+	for _, ch := range []<-chan result{holding, waiting} {
+		if got := <-ch; got.err != nil {
+			t.Fatalf("render after release: %v", got.err)
+		}
+	}
+	if s := r.Stats(); s.Busy != 1 {
+		t.Fatalf("stats %+v, want 1 busy", s)
+	}
+}
+
+func TestDeadlinePassedAnswersTimeout(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		config string
+		ctx    time.Duration // 0: no deadline of its own
+	}{
+		{"request deadline", `{"tabs":1,"allowRemote":true}`, 400 * time.Millisecond},
+		{"renderTimeout", `{"tabs":1,"allowRemote":true,"renderTimeout":"2s"}`, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := newTestNet(t)
+			r := newRenderer(t, tt.config, n.options()...)
+			ctx := context.Background()
+			if tt.ctx > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.ctx)
+				defer cancel()
+			}
+			start := time.Now()
+			got := <-renderAsync(ctx, r, stalledDoc(n))
+			if stage.CodeOf(got.err) != stage.CodeTimeout {
+				t.Fatalf("got %v, want timeout", got.err)
+			}
+			if msg := stage.SafeMessage(got.err); msg == "internal error" || msg == "" {
+				t.Fatalf("no safe message: %q", msg)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("timeout took %v", d)
+			}
+			// The timed-out tab is closed, not reused; the next render
+			// gets a fresh one and works.
+			render(t, r, doc{body: "<p>after the timeout</p>"})
+			if s := r.Stats(); s.TimedOut != 1 || s.TabsRecycled < 1 || s.Crashes != 0 {
+				t.Fatalf("stats %+v, want 1 timeout, a recycled tab and no crash", s)
+			}
+		})
+	}
+}
+
+func TestTabsRecycledAfterQuota(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1,"recycleAfter":2}`)
+	for i := range 5 {
+		render(t, r, doc{body: "<p>render " + strconv.Itoa(i) + "</p>"})
+	}
+	if s := r.Stats(); s.TabsRecycled != 2 || s.Rendered != 5 {
+		t.Fatalf("stats %+v, want 2 recycled tabs after 5 renders", s)
+	}
+}
+
+func TestMemoryBoundRestartsBrowser(t *testing.T) {
+	t.Parallel()
+	// Any browser is above 1 MB.
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`)
+	old := currentProc(t, r)
+	if rss, err := old.rss(); err != nil || rss < 10<<20 {
+		t.Fatalf("rss %d, %v: want the browser's memory", rss, err)
+	}
+	render(t, r, doc{body: "<p>first</p>"})
+	waitFor(t, "a memory restart", func() bool { return r.Stats().MemoryRestarts >= 1 })
+	groupGone(t, old.pgid)
+	render(t, r, doc{body: "<p>on the new browser</p>"})
+	if s := r.Stats(); s.Launches < 2 || s.Crashes != 0 {
+		t.Fatalf("stats %+v, want a second launch and no crash", s)
+	}
+}
+
+func TestCloseLeavesNothing(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":2}`)
+	p := currentProc(t, r)
+	if err := r.Health(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	groupGone(t, p.pgid)
+	if _, err := os.Stat(p.dataDir); !os.IsNotExist(err) {
+		t.Fatalf("profile %s left behind", p.dataDir)
+	}
+	a4, _ := papers.Lookup("A4")
+	if _, err := r.Render(context.Background(), &stage.RenderRequest{HTML: "<p>x</p>", Page: a4}); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("Render after Close: %v, want unavailable", err)
+	}
+	if err := r.Health(context.Background()); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("Health after Close: %v, want unavailable", err)
+	}
+}
+
+func TestConfigureErrors(t *testing.T) {
+	tests := []struct {
+		name, config string
+		code         stage.Code
+	}{
+		{"unknown key", `{"tab":1}`, stage.CodeInvalid},
+		{"missing binary", `{"chromePath":"/nonexistent/chromium"}`, stage.CodeUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := New(testLog(t))
+			defer r.Close()
+			_, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(tt.config)})
+			if stage.CodeOf(err) != tt.code {
+				t.Fatalf("got %v, want %v", err, tt.code)
+			}
+		})
+	}
+	if err := New(testLog(t)).Close(); err != nil {
+		t.Fatalf("Close before Configure: %v", err)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	r := sharedRenderer(t)
+	render(t, r, doc{body: "<p>x</p>"})
+	var b strings.Builder
+	if err := r.WriteMetrics(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# TYPE mdpress_chrome_renders_total counter", "mdpress_chrome_tabs_busy 0"} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("metrics lack %q:\n%s", want, b.String())
+		}
+	}
+}
