@@ -44,6 +44,9 @@ type Store interface {
 	// Too few credits is a CodeForbidden error.
 	Reserve(ctx context.Context, p ReserveParams) (Reservation, *Replay, error)
 	// Commit makes a reservation final and stores result for replays.
+	// Committing twice is a no-op; committing a reservation that was
+	// refunded (released after the TTL) is a CodeTimeout error, so that
+	// nothing is delivered uncharged.
 	Commit(ctx context.Context, reservationID, result string) error
 	// Refund returns a reservation's credits.
 	Refund(ctx context.Context, reservationID, reason string) error

@@ -116,7 +116,7 @@ func (s *store) Commit(ctx context.Context, reservationID, result string) error 
 			return fmt.Errorf("commit: %w", err)
 		}
 		if n == 0 { // finished already, or unknown
-			return reservationExists(ctx, q, reservationID)
+			return committedAlready(ctx, q, reservationID)
 		}
 		return nil
 	})
@@ -196,13 +196,22 @@ func (s *store) ReleaseExpired(ctx context.Context) (int, error) {
 	return released, nil
 }
 
-func reservationExists(ctx context.Context, q querier, id string) error {
-	var one int
-	err := q.queryRow(ctx, `SELECT 1 FROM reservations WHERE id = $1`, id).Scan(&one)
-	if errors.Is(err, errNoRows) {
+// committedAlready makes a second Commit a no-op. A refunded reservation
+// cannot be committed: its credits are back on the balance (the sweeper
+// released it after the TTL), so the result must not be delivered as if
+// paid for.
+func committedAlready(ctx context.Context, q querier, id string) error {
+	var state string
+	err := q.queryRow(ctx, `SELECT state FROM reservations WHERE id = $1`, id).Scan(&state)
+	switch {
+	case errors.Is(err, errNoRows):
 		return errNoReservation(id)
+	case err != nil:
+		return fmt.Errorf("read reservation: %w", err)
+	case state == stateRefunded:
+		return stage.Errorf(stage.CodeTimeout, "reservation %q was released before the conversion finished", id)
 	}
-	return err
+	return nil
 }
 
 func errNoReservation(id string) error {

@@ -298,9 +298,8 @@ func testCommitAndRefund(t *testing.T, b backend) {
 			t.Errorf("balance after refund: %d, want 10", got)
 		}
 	}
-	if err := s.Commit(ctx, res.ID, "late"); err != nil {
-		t.Errorf("commit after refund: %v, want a no-op", err)
-	}
+	// The credits are back: the result must not be delivered as paid.
+	wantCode(t, s.Commit(ctx, res.ID, "late"), stage.CodeTimeout)
 	if got := balance(); got != 10 {
 		t.Errorf("commit after refund changed the balance to %d", got)
 	}
@@ -375,10 +374,9 @@ func testReleaseExpired(t *testing.T, b backend) {
 	if n := must[int](t)(s.ReleaseExpired(ctx)); n != 0 {
 		t.Errorf("second sweep released %d, want 0", n)
 	}
-	// The host finishing after the sweep must not charge or refund twice.
-	if err := s.Commit(ctx, stuck.ID, ""); err != nil {
-		t.Errorf("late commit: %v", err)
-	}
+	// The host finishing after the sweep must not charge or refund twice,
+	// and learns that its result was not paid for.
+	wantCode(t, s.Commit(ctx, stuck.ID, ""), stage.CodeTimeout)
 	if err := s.Refund(ctx, stuck.ID, ""); err != nil {
 		t.Errorf("late refund: %v", err)
 	}
