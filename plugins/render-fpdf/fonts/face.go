@@ -17,7 +17,10 @@ type Face struct {
 
 	glyph  []uint16 // rune -> glyph id; 0 means the font lacks the rune
 	width  []uint16 // rune -> advance in 1/1000 em, rounded the way fpdf rounds
-	tables []table  // kept tables, sorted by tag, cmap excluded
+	tables []table  // tables shared by every copy, sorted by tag
+	head   []byte
+	glyf   []byte
+	loca   []uint32 // glyph id -> offset into glyf; one entry more than glyphs
 }
 
 type table struct {
@@ -25,9 +28,11 @@ type table struct {
 	data []byte
 }
 
-// keptTables are the tables fpdf reads when it parses and subsets a font.
-// Layout tables (GSUB, GPOS, kern, ...) are left out: fpdf never reads them.
-var keptTables = []string{"OS/2", "cvt ", "fpgm", "gasp", "glyf", "head", "hhea", "hmtx", "loca", "maxp", "name", "post", "prep"}
+// sharedTables are the tables fpdf reads that every per-document copy
+// holds unchanged. Layout tables (GSUB, GPOS, kern, ...) are left out: fpdf
+// never reads them. cmap, glyf, loca and head are built per document; post
+// is cut to its header, as fpdf reads nothing of the glyph names after it.
+var sharedTables = []string{"OS/2", "cvt ", "fpgm", "gasp", "hhea", "hmtx", "maxp", "name", "post", "prep"}
 
 const bmp = 1 << 16
 
@@ -76,12 +81,39 @@ func Parse(name string, data []byte) (*Face, error) {
 		}
 		f.width[r] = uint16(math.Round(scale * float64(advances[g])))
 	}
-	for _, tag := range keptTables {
-		if d := dir[tag]; d != nil {
+	if f.loca, err = readLoca(dir["loca"], binary.BigEndian.Uint16(head[50:]), numGlyphs, len(dir["glyf"])); err != nil {
+		return nil, err
+	}
+	f.head, f.glyf = head, dir["glyf"]
+	for _, tag := range sharedTables {
+		d := dir[tag]
+		if tag == "post" && len(d) >= 32 {
+			d = append([]byte{0, 3, 0, 0}, d[4:32]...) // version 3.0: no glyph names
+		}
+		if d != nil {
 			f.tables = append(f.tables, table{tag, d})
 		}
 	}
 	return f, nil
+}
+
+// readLoca returns the glyph offsets, checked to be in order and in bounds.
+func readLoca(loca []byte, format uint16, numGlyphs, glyfLen int) ([]uint32, error) {
+	out := make([]uint32, numGlyphs+1)
+	for g := range out {
+		switch {
+		case format == 0 && 2*g+2 <= len(loca):
+			out[g] = 2 * uint32(binary.BigEndian.Uint16(loca[2*g:]))
+		case format == 1 && 4*g+4 <= len(loca):
+			out[g] = binary.BigEndian.Uint32(loca[4*g:])
+		default:
+			return nil, errors.New("truncated or unknown loca table")
+		}
+		if out[g] > uint32(glyfLen) || g > 0 && out[g] < out[g-1] {
+			return nil, fmt.Errorf("glyph %d out of bounds", g)
+		}
+	}
+	return out, nil
 }
 
 // Has reports whether the face has a glyph for r.

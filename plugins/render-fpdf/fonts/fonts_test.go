@@ -10,7 +10,7 @@ import (
 	"github.com/go-pdf/fpdf"
 )
 
-const sample = "Hello, world — αβγ Привет → ┌─┐ “quotes” 0123456789 fi ﬁ"
+const sample = "Hello, world — αβγ Привет → ┌─┐ “quotes” 0123456789 fi ﬁ Äéñ ǅ Ǻ ő"
 
 func loadSet(t testing.TB) *Set {
 	t.Helper()
@@ -137,5 +137,21 @@ func TestSubsetRendersLikeFull(t *testing.T) {
 	}
 	if dark < 500 {
 		t.Fatalf("only %d dark pixels: nothing drawn", dark)
+	}
+}
+
+// TestCompositeGlyphs makes sure the sample exercises glyphs built from
+// other glyphs, whose parts a per-document copy must keep.
+func TestCompositeGlyphs(t *testing.T) {
+	f := loadSet(t).Face(Of(Sans, Regular))
+	n := 0
+	for _, r := range sample {
+		g := f.glyph[r]
+		if len(components(f.glyf[f.loca[g]:f.loca[g+1]])) > 0 {
+			n++
+		}
+	}
+	if n < 3 {
+		t.Errorf("sample has %d composite glyphs, want at least 3", n)
 	}
 }

@@ -3,6 +3,8 @@ package fonts
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
+	"strings"
 )
 
 // Runes is a set of Basic Multilingual Plane characters.
@@ -47,20 +49,94 @@ func (s *Runes) Each(fn func(rune)) {
 // writes its own, glyph-level subset into the PDF; the smaller cmap is what
 // saves it the work.
 func (f *Face) Subset(used *Runes) []byte {
-	cmap := f.cmapFor(used)
-	tabs := make([]table, 0, len(f.tables)+1)
-	inserted := false
-	for _, t := range f.tables {
-		if !inserted && t.tag > "cmap" {
-			tabs = append(tabs, table{"cmap", cmap})
-			inserted = true
-		}
-		tabs = append(tabs, t)
-	}
-	if !inserted {
-		tabs = append(tabs, table{"cmap", cmap})
-	}
+	glyf, loca, head := f.glyphsFor(used)
+	tabs := append([]table{{"cmap", f.cmapFor(used)}, {"glyf", glyf}, {"head", head}, {"loca", loca}}, f.tables...)
+	slices.SortFunc(tabs, func(a, b table) int { return strings.Compare(a.tag, b.tag) })
 	return assemble(tabs)
+}
+
+// glyphsFor returns glyf and loca tables (long offsets) in which only the
+// glyphs of the used runes, the .notdef glyph and the parts of composite
+// glyphs keep their outlines; every other glyph is empty. Glyph ids do not
+// change, so hmtx and composite references stay valid. It also returns the
+// head table, marked for long loca offsets.
+func (f *Face) glyphsFor(used *Runes) (glyf, loca, head []byte) {
+	n := len(f.loca) - 1
+	keep := make([]bool, n)
+	var stack []uint16
+	push := func(g uint16) {
+		if int(g) < n && !keep[g] {
+			keep[g] = true
+			stack = append(stack, g)
+		}
+	}
+	push(0)
+	used.Each(func(r rune) { push(f.glyph[r]) })
+	for len(stack) > 0 {
+		g := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range components(f.glyf[f.loca[g]:f.loca[g+1]]) {
+			push(c)
+		}
+	}
+	size := 0
+	for g, k := range keep {
+		if k {
+			size += int(f.loca[g+1]-f.loca[g]+3) &^ 3
+		}
+	}
+	glyf = make([]byte, 0, size)
+	loca = make([]byte, 4*(n+1))
+	for g, k := range keep {
+		binary.BigEndian.PutUint32(loca[4*g:], uint32(len(glyf)))
+		if k {
+			glyf = append(glyf, f.glyf[f.loca[g]:f.loca[g+1]]...)
+			for len(glyf)%4 != 0 {
+				glyf = append(glyf, 0)
+			}
+		}
+	}
+	binary.BigEndian.PutUint32(loca[4*n:], uint32(len(glyf)))
+	head = slices.Clone(f.head)
+	binary.BigEndian.PutUint16(head[50:], 1) // indexToLocFormat: long
+	return glyf, loca, head
+}
+
+// components returns the glyph ids a composite glyph is built from.
+func components(g []byte) []uint16 {
+	if len(g) < 10 || int16(binary.BigEndian.Uint16(g)) >= 0 {
+		return nil // empty or a simple glyph
+	}
+	const (
+		argWords = 0x0001
+		hasScale = 0x0008
+		more     = 0x0020
+		hasXY    = 0x0040
+		twoByTwo = 0x0080
+	)
+	var out []uint16
+	for at := 10; at+4 <= len(g); {
+		flags := binary.BigEndian.Uint16(g[at:])
+		out = append(out, binary.BigEndian.Uint16(g[at+2:]))
+		at += 4
+		if flags&argWords != 0 {
+			at += 4
+		} else {
+			at += 2
+		}
+		switch {
+		case flags&hasScale != 0:
+			at += 2
+		case flags&hasXY != 0:
+			at += 4
+		case flags&twoByTwo != 0:
+			at += 8
+		}
+		if flags&more == 0 {
+			break
+		}
+	}
+	return out
 }
 
 // cmapFor builds a cmap table with one format 4 subtable (Windows, Unicode
