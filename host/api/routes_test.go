@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -27,10 +27,14 @@ func (noStages) Client(context.Context, string) (*sdkplugin.Client, error) {
 func (noStages) Plugin(string) string { return "none" }
 func (noStages) Ready() error         { return nil }
 
-// TestRoutes: the API's own paths answer JSON 404 and 405, even with the
-// dashboard mounted at /, which serves only what is not under /v1.
+// TestRoutes: unknown paths answer a JSON 404 and known API paths with the
+// wrong method a JSON 405, even with the dashboard mounted at /, which
+// serves GETs outside /v1 and nothing else.
 func TestRoutes(t *testing.T) {
-	dashboard := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "dashboard") })
+	dashboard := http.FileServerFS(fstest.MapFS{
+		"index.html": {Data: []byte("<!doctype html><title>dashboard</title>")},
+		"app.js":     {Data: []byte("void 0")},
+	})
 	s := New(Options{Dashboard: dashboard}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
 	tests := []struct {
 		method, path string
@@ -46,7 +50,10 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/v1/openapi.json", 405, true},
 		{"GET", "/v1/openapi.json", 200, true},
 		{"GET", "/healthz", 200, true},
-		{"POST", "/nope", 405, true}, // the dashboard owns GET on every path outside /v1
+		{"POST", "/nope", 404, true},
+		{"GET", "/nope", 404, true},
+		{"GET", "/v2/pdf/markdown", 404, true},
+		{"POST", "/", 404, true},
 		{"GET", "/", 200, false},
 		{"GET", "/app.js", 200, false},
 	}

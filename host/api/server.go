@@ -10,7 +10,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -74,8 +73,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	})
 	r := mux.NewRouter()
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, apierr.New(http.StatusNotFound, apierr.NameNotFound, "no such endpoint").
-			WithHint("see /v1/openapi.json for the API"))
+		writeError(w, notFound())
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint"))
@@ -98,18 +96,12 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		r.HandleFunc("/dashboard/signup", s.signup).Methods(http.MethodPost)
 	}
 	if opt.Dashboard != nil {
-		// The dashboard takes GETs outside the API only: under /v1 an
-		// unknown path stays a JSON 404 and a wrong method a JSON 405.
-		// outsideAPI comes first because a matching path matcher would
-		// clear the method mismatch an API route recorded.
-		r.MatcherFunc(outsideAPI).PathPrefix("/").Handler(opt.Dashboard).Methods(http.MethodGet, http.MethodHead)
+		// One matcher only: a matching path matcher would clear the method
+		// mismatch an API route recorded, turning its 405 into a 404.
+		r.MatcherFunc(dashboardRequest).Handler(dashboardNotFoundJSON(opt.Dashboard))
 	}
 	s.router = r
 	return s
-}
-
-func outsideAPI(r *http.Request, _ *mux.RouteMatch) bool {
-	return r.URL.Path != "/v1" && !strings.HasPrefix(r.URL.Path, "/v1/")
 }
 
 // ServeHTTP implements http.Handler.
