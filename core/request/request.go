@@ -73,7 +73,7 @@ func Decode(body []byte) (*Conversion, error) {
 
 	raw, ok := fields["markdown"]
 	if !ok || isNull(raw) {
-		return nil, invalid("the markdown field is required", map[string]any{"field": "markdown", "allowed": "a string of at least 1 character"}).
+		return nil, invalid("the markdown field is required", map[string]any{"field": "markdown", "received": jsonType(raw), "allowed": "a string of at least 1 character"}).
 			WithHint(`add "markdown": "<your Markdown text>" to the body`)
 	}
 	md, err := str("markdown", raw, "a string of at least 1 character")

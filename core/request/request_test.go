@@ -57,6 +57,9 @@ func TestDecode(t *testing.T) {
 			if tt.wantField != "" && ae.Body.Details["field"] != tt.wantField {
 				t.Fatalf("details %v do not name %s", ae.Body.Details, tt.wantField)
 			}
+			if tt.wantField != "" && (ae.Body.Details["received"] == nil || ae.Body.Details["allowed"] == nil) {
+				t.Fatalf("details %v do not say what was received and what is allowed", ae.Body.Details)
+			}
 			if ae.Body.Hint == "" {
 				t.Fatal("no hint")
 			}

@@ -51,7 +51,8 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 	idemKey := r.Header.Get("Idempotency-Key")
 	if len(idemKey) > 255 {
 		writeError(w, apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, "the Idempotency-Key header is longer than 255 characters").
-			WithDetails(map[string]any{"field": "Idempotency-Key", "allowed": "at most 255 characters"}))
+			WithDetails(map[string]any{"field": "Idempotency-Key", "received": fmt.Sprintf("%d characters", len(idemKey)), "allowed": "at most 255 characters"}).
+			WithHint("use a shorter key, such as a UUID"))
 		return
 	}
 
