@@ -1,0 +1,363 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/core/accounts"
+	"github.com/mdpress/mdpress/host/config"
+	"github.com/mdpress/mdpress/host/internal/pdfcheck"
+)
+
+// Credits are money: no request may be charged twice, none may render for
+// free, and nothing may be lost when a process dies. Each case runs on both
+// account stores; PostgreSQL adds two hosts sharing one database.
+func TestCredits(t *testing.T) {
+	pdfcheck.Require(t)
+	eachStore(t, func(t *testing.T, st accountStore) {
+		t.Run("burst spends exactly the balance", func(t *testing.T) { creditsBurst(t, st) })
+		t.Run("failed render is refunded", func(t *testing.T) { failedRenderRefunded(t, st) })
+		t.Run("host killed mid-burst", func(t *testing.T) { hostKilledMidBurst(t, st) })
+		t.Run("reservation expiring mid-render", func(t *testing.T) { expiredReservationNotDelivered(t, st) })
+		if st.postgres() {
+			t.Run("two hosts share one database", func(t *testing.T) { twoHostsShareCredits(t, st) })
+		}
+	})
+}
+
+const (
+	burstSize    = 60
+	burstCredits = 20
+)
+
+func burstBody(i int) any { return map[string]string{"markdown": fmt.Sprintf("# Burst %d", i)} }
+
+// creditsBurst: 60 conversions race for 20 credits.
+func creditsBurst(t *testing.T, st accountStore) {
+	h := startHost(t, fpdf(), st.env())
+	uid, key := h.account("pro", burstCredits)
+
+	outs := burst([]*host{h}, key, burstSize, burstBody, nil)
+	checkBurst(t, outs, burstCredits)
+	if b := h.balance(key); b != 0 {
+		t.Fatalf("balance after the burst: %d, want 0", b)
+	}
+	sum := checkLedger(t, st.open(t, h.DataDir, 0), uid, 0)
+	if sum.byKind[accounts.LedgerReserve] != burstCredits || sum.byKind[accounts.LedgerRefund] != 0 {
+		t.Fatalf("ledger: %v, want %d reserves and no refund", sum.byKind, burstCredits)
+	}
+}
+
+// twoHostsShareCredits: the same burst split across two hosts on one
+// PostgreSQL still buys exactly the balance.
+func twoHostsShareCredits(t *testing.T, st accountStore) {
+	a := startHost(t, fpdf(), st.env())
+	b := startHost(t, fpdf(), st.env())
+	uid, key := a.account("pro", burstCredits)
+
+	outs := burst([]*host{a, b}, key, burstSize, burstBody, nil)
+	checkBurst(t, outs, burstCredits)
+	perHost := [2]int{}
+	for i, o := range outs {
+		if o.status == http.StatusOK {
+			perHost[i%2]++
+		}
+	}
+	if perHost[0] == 0 || perHost[1] == 0 {
+		t.Errorf("PDFs per host %v: the burst did not exercise both hosts", perHost)
+	}
+	if ba, bb := a.balance(key), b.balance(key); ba != 0 || bb != 0 {
+		t.Fatalf("balance after the burst: %d on one host, %d on the other, want 0", ba, bb)
+	}
+	sum := checkLedger(t, st.open(t, a.DataDir, 0), uid, 0)
+	if sum.byKind[accounts.LedgerReserve] != burstCredits {
+		t.Fatalf("ledger: %v, want %d reserves", sum.byKind, burstCredits)
+	}
+	t.Logf("PDFs per host: %v", perHost)
+}
+
+// checkBurst asserts that exactly want requests got their own PDF and the
+// rest were refused for credits with the contract's error body.
+func checkBurst(t *testing.T, outs []outcome, want int) {
+	t.Helper()
+	if got := statuses(outs); got[http.StatusOK] != want || got[http.StatusForbidden] != len(outs)-want {
+		t.Fatalf("statuses %v, want %d x 200 and %d x 403", got, want, len(outs)-want)
+	}
+	for i, o := range outs {
+		switch o.status {
+		case http.StatusOK:
+			if ct := o.header.Get("Content-Type"); ct != "application/pdf" || !isPDF(o.body) {
+				t.Fatalf("request %d: 200 with %q, %d bytes, not a PDF", i, ct, len(o.body))
+			}
+			// Each answer is the document its request asked for.
+			if words := strings.Fields(pdfcheck.Text(t, o.body)); len(words) < 2 || words[0] != "Burst" || words[1] != strconv.Itoa(i) {
+				t.Fatalf("request %d got a PDF reading %q", i, words)
+			}
+		case http.StatusForbidden:
+			e := decodeError(t, o.status, o.body)
+			if e.Message != "Forbidden" || !strings.Contains(e.Error, "credits") {
+				t.Fatalf("request %d: 403 body %q does not say the credits ran out", i, o.body)
+			}
+		}
+	}
+}
+
+// largeMarkdown is a document that keeps the fpdf renderer busy for a good
+// part of a second, so that it can be killed mid-render.
+func largeMarkdown(t *testing.T) string {
+	md, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "large.md"))
+	if err != nil {
+		t.Logf("corpus not found (%v): using a generated document", err)
+		md = []byte(strings.Repeat("## Section\n\nSome paragraph text that takes a while to lay out, with *emphasis* and `code`.\n\n", 2500))
+	}
+	return strings.Repeat(string(md)+"\n\n", 8)
+}
+
+// failedRenderRefunded: SIGKILL the render plugin while it renders; that
+// request fails with a safe 500 and costs nothing, and the relaunched
+// plugin serves the next one.
+func failedRenderRefunded(t *testing.T, st accountStore) {
+	h := startHost(t, fpdf(), st.env())
+	uid, key := h.account("pro", 5)
+	md := largeMarkdown(t)
+
+	renderer := h.plugin("render-fpdf")
+	before := cpuTicks(renderer)
+	client := burstClient()
+	defer client.CloseIdleConnections()
+	answer := make(chan outcome, 1)
+	go func() {
+		answer <- call(context.Background(), client, h.URL, key, map[string]string{"markdown": md}, nil)
+	}()
+
+	// The render plugin does nothing but render, so CPU time it burns after
+	// the request was sent is this request being rendered.
+	deadline := time.Now().Add(time.Minute)
+	for cpuTicks(renderer)-before < 5 {
+		select {
+		case o := <-answer:
+			t.Fatalf("the request ended (%d, %v) before its render could be killed: make the document heavier", o.status, o.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the render plugin never started rendering")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := syscall.Kill(renderer, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	o := <-answer
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	if o.status != http.StatusInternalServerError {
+		t.Fatalf("killed render: status %d, want 500: %.300s", o.status, o.body)
+	}
+	e := decodeError(t, o.status, o.body)
+	low := strings.ToLower(string(o.body))
+	for _, leak := range []string{"render-fpdf", "fpdf", "plugin", "/", "rpc", "eof", "connection", "sock", "pid"} {
+		if strings.Contains(low, leak) {
+			t.Errorf("500 body leaks %q: %s", leak, o.body)
+		}
+	}
+	if !strings.Contains(e.Error, "no credit was charged") {
+		t.Errorf("500 body does not tell the client it was not charged: %s", o.body)
+	}
+	if b := h.balance(key); b != 5 {
+		t.Fatalf("balance after the failed render: %d, want 5 (unchanged)", b)
+	}
+
+	resp, body := h.post(key, map[string]string{"markdown": "# After the crash"})
+	if resp.StatusCode != http.StatusOK || !isPDF(body) {
+		t.Fatalf("next request after the crash: %d %.300s", resp.StatusCode, body)
+	}
+	if b := h.balance(key); b != 4 {
+		t.Fatalf("balance after one success: %d, want 4", b)
+	}
+	sum := checkLedger(t, st.open(t, h.DataDir, 0), uid, 4)
+	if sum.byKind[accounts.LedgerReserve] != 2 || sum.byKind[accounts.LedgerRefund] != 1 {
+		t.Fatalf("ledger %v: want 2 reserves and 1 refund", sum.byKind)
+	}
+	if renderer == h.plugin("render-fpdf") {
+		t.Fatal("the render plugin was not relaunched")
+	}
+}
+
+// hostKilledMidBurst: SIGKILL the host while conversions are in flight and
+// restart it on the same store. Every delivered PDF stays charged, every
+// reservation left open is released after its TTL, and a client retrying
+// the cut requests with their Idempotency-Keys ends with one PDF and one
+// charge per request.
+func hostKilledMidBurst(t *testing.T, st accountStore) {
+	const (
+		ttl      = 2 * time.Second
+		interval = 500 * time.Millisecond
+		initial  = 100
+		total    = 60
+		workers  = 6
+		killAt   = 10 // PDFs received before the kill
+	)
+	cfg := writeConfig(t, func(c *config.Config) {
+		c.Plugins["meter-credits"] = map[string]any{"reservationTTL": ttl.String(), "releaseInterval": interval.String()}
+	})
+	dir := t.TempDir()
+	h := startHost(t, fpdf(), st.env(), cfg, withDataDir(dir))
+	uid, key := h.account("pro", initial)
+	tree := descendants(h.pid())
+	idem := func(i int) map[string]string { return map[string]string{"Idempotency-Key": fmt.Sprintf("burst-%d", i)} }
+
+	var (
+		mu        sync.Mutex
+		delivered int
+		cut       []int // sent, but no answer came back
+		other     []outcome
+		killed    atomic.Bool
+		killedAt  time.Time
+		killOnce  sync.Once
+	)
+	kill := func() {
+		killOnce.Do(func() {
+			killedAt = time.Now()
+			killed.Store(true)
+			_ = h.cmd.Process.Signal(syscall.SIGKILL)
+		})
+	}
+	client := burstClient()
+	defer client.CloseIdleConnections()
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if killed.Load() {
+					continue // never sent: it cannot have been charged
+				}
+				o := call(context.Background(), client, h.URL, key, burstBody(i), idem(i))
+				mu.Lock()
+				switch {
+				case o.err != nil:
+					cut = append(cut, i)
+				case o.status == http.StatusOK && isPDF(o.body):
+					if delivered++; delivered == killAt {
+						kill()
+					}
+				default:
+					other = append(other, o)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range total {
+		if killed.Load() {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	kill() // in case every request finished first
+	<-h.done
+	// Plugins die with their host (parent-death signal); none may linger
+	// holding the store.
+	waitGone(t, tree, 10*time.Second)
+	for _, o := range other {
+		t.Errorf("a request got %d %.200s instead of a PDF", o.status, o.body)
+	}
+
+	restarted := startHost(t, fpdf(), st.env(), cfg, withDataDir(dir))
+	// The restarted meter sweeps at once and then every interval; a few
+	// sweeps after the TTL every reservation of the dead host is released.
+	time.Sleep(time.Until(killedAt.Add(ttl + 4*interval)))
+
+	balance := restarted.balance(key)
+	store := st.open(t, dir, ttl)
+	sum := checkLedger(t, store, uid, balance)
+	charged := initial - int(balance)
+	expired := 0
+	for _, e := range sum.entries {
+		if e.Kind == accounts.LedgerRefund && strings.HasPrefix(e.Reason, "expired") {
+			expired++
+		}
+	}
+	t.Logf("before the kill: %d PDFs delivered, %d requests cut; charged %d; %d reservations released on expiry",
+		delivered, len(cut), charged, expired)
+	// Every delivered PDF is charged. A cut request may have been committed
+	// just before the host died: a charge whose PDF the client has not
+	// seen yet, never more than one per cut request.
+	if charged < delivered || charged > delivered+len(cut) {
+		t.Fatalf("charged %d credits for %d delivered PDFs and %d cut requests", charged, delivered, len(cut))
+	}
+	if n, err := store.ReleaseExpired(context.Background()); err != nil || n != 0 {
+		t.Fatalf("after the restart %d reservations were still open (err %v)", n, err)
+	}
+
+	// The client retries what was cut: what was committed replays, what was
+	// released is charged now.
+	replays := 0
+	for _, i := range cut {
+		resp, body := restarted.do("POST", convertPath, key, burstBody(i), idem(i))
+		if resp.StatusCode != http.StatusOK || !isPDF(body) {
+			t.Fatalf("retry of request %d: %d %.200s", i, resp.StatusCode, body)
+		}
+		if words := strings.Fields(pdfcheck.Text(t, body)); len(words) < 2 || words[1] != strconv.Itoa(i) {
+			t.Fatalf("retry of request %d got a PDF reading %q", i, words)
+		}
+		if resp.Header.Get(replayed) == "true" {
+			replays++
+		}
+	}
+	if replays != charged-delivered {
+		t.Errorf("%d retries replayed, but %d cut requests had been charged", replays, charged-delivered)
+	}
+	want := int64(initial - delivered - len(cut))
+	if b := restarted.balance(key); b != want {
+		t.Fatalf("after the retries: balance %d, want %d (one credit per request)", b, want)
+	}
+	checkLedger(t, store, uid, want)
+}
+
+// expiredReservationNotDelivered: a conversion that outlives its
+// reservation's TTL finds its credit already given back by the sweeper; it
+// must not hand out the PDF uncharged.
+func expiredReservationNotDelivered(t *testing.T, st accountStore) {
+	cfg := writeConfig(t, func(c *config.Config) {
+		c.Plugins["meter-credits"] = map[string]any{"reservationTTL": "100ms", "releaseInterval": "20ms"}
+	})
+	h := startHost(t, fpdf(), st.env(), cfg)
+	uid, key := h.account("pro", 5)
+	resp, body := h.post(key, map[string]string{"markdown": largeMarkdown(t)})
+
+	balance := h.balance(key)
+	sum := checkLedger(t, st.open(t, h.DataDir, 0), uid, balance)
+	expired := 0
+	for _, e := range sum.entries {
+		if e.Kind == accounts.LedgerRefund && strings.HasPrefix(e.Reason, "expired") {
+			expired++
+		}
+	}
+	if expired != 1 {
+		t.Fatalf("the reservation did not expire during the conversion (ledger %v): make the document heavier", sum.byKind)
+	}
+	if resp.StatusCode == http.StatusOK && balance == 5 {
+		t.Fatalf("a PDF of %d bytes was delivered after its reservation expired and was refunded: rendered for free", len(body))
+	}
+	if resp.StatusCode != http.StatusInternalServerError || balance != 5 {
+		t.Fatalf("status %d, balance %d: want a 500 that charges nothing (%.300s)", resp.StatusCode, balance, body)
+	}
+	decodeError(t, resp.StatusCode, body)
+	t.Logf("answer: %s", body)
+}
