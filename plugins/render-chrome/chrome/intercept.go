@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -64,8 +65,10 @@ type gate struct {
 // a browser bounds connections per host.
 const maxFetchesPerTab = 6
 
-// serve answers each paused request of a tab until the tab closes.
-func (g *gate) serve(ctx context.Context, s cdp.Session, mainFrame cdp.FrameID, paused iter.Seq2[fetch.EventRequestPaused, error]) {
+// serve answers each paused request of a tab until the tab closes. pending
+// counts the remote fetches not yet answered: Chromium's load event does not
+// wait for them, so the tab does.
+func (g *gate) serve(ctx context.Context, s cdp.Session, mainFrame cdp.FrameID, paused iter.Seq2[fetch.EventRequestPaused, error], pending *atomic.Int64) {
 	sem := make(chan struct{}, maxFetchesPerTab)
 	for ev, err := range paused {
 		if err != nil {
@@ -75,7 +78,11 @@ func (g *gate) serve(ctx context.Context, s cdp.Session, mainFrame cdp.FrameID, 
 		case inline:
 			go answer(ctx, s, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 		case remote:
-			go g.fetch(ctx, s, ev, sem)
+			pending.Add(1)
+			go func() {
+				defer pending.Add(-1)
+				g.fetch(ctx, s, ev, sem)
+			}()
 		case abort:
 			g.stats.blocked.Add(1)
 			g.log.Debug("request aborted", "url", redactURL(ev.Request.URL), "type", ev.ResourceType)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -16,6 +18,9 @@ import (
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
+// pendingPoll is how often a tab looks whether its remote fetches are done.
+const pendingPoll = 20 * time.Millisecond
+
 // tab is one long-lived browser tab that prints one document at a time.
 type tab struct {
 	ctx     context.Context // the tab's life; a child of the browser's
@@ -24,6 +29,8 @@ type tab struct {
 	frame   cdp.FrameID
 	js      bool
 	renders int
+	// pending counts remote fetches of the gate not yet answered.
+	pending atomic.Int64
 }
 
 // openTab opens a tab on p, with its requests routed through g. ctx bounds
@@ -67,7 +74,7 @@ func (t *tab) setup(g *gate) error {
 	}
 	// Subscribe before enabling, so that no paused request goes unanswered.
 	paused := cdp.Events(t.ctx, t.target, fetch.RequestPaused)
-	go g.serve(t.ctx, t.target, t.frame, paused)
+	go g.serve(t.ctx, t.target, t.frame, paused, &t.pending)
 	if _, err := cdp.Call(t.ctx, t.target, fetch.Enable, fetch.EnableParams{
 		Patterns: []*fetch.RequestPattern{{URLPattern: "*"}},
 	}); err != nil {
@@ -96,7 +103,7 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize) ([]b
 		return nil, fmt.Errorf("set document: %w", err)
 	}
 	if err := t.waitLoaded(ctx, loads); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("wait for load: %w", err)
 	}
 	pdf, err := chromedp.PrintToPDF(printParams(size))(ctx, t.target)
 	if err != nil {
@@ -107,21 +114,27 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize) ([]b
 
 // waitLoaded returns once the document and its fonts have loaded. A load
 // event may belong to an earlier document, so the state is read again
-// after each one rather than trusted.
+// after each one rather than trusted. Remote fetches the gate still runs
+// do not hold the load event back; they are waited for here.
 func (t *tab) waitLoaded(ctx context.Context, loads <-chan jsonv2.Value) error {
 	for {
 		state, err := t.eval(ctx, "document.readyState", false)
 		if err != nil {
 			return fmt.Errorf("ready state: %w", err)
 		}
-		if state == `"complete"` {
+		if state == `"complete"` && t.pending.Load() == 0 {
 			break
+		}
+		var poll <-chan time.Time
+		if t.pending.Load() > 0 {
+			poll = time.After(pendingPoll)
 		}
 		select {
 		case _, ok := <-loads:
 			if !ok {
 				return errors.New("tab closed while loading")
 			}
+		case <-poll:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
