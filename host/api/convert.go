@@ -36,7 +36,12 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &tooBig) {
 			e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").
 				WithHint("send less Markdown per request")
-			e.Body.Size = fmt.Sprintf("more than %s (limit %s)", pipeline.HumanBytes(tooBig.Limit), pipeline.HumanBytes(tooBig.Limit))
+			// Reading stops at the limit; Content-Length, when sent, says how big.
+			size := "more than " + pipeline.HumanBytes(tooBig.Limit)
+			if r.ContentLength > tooBig.Limit {
+				size = pipeline.HumanBytes(r.ContentLength)
+			}
+			e.Body.Size = fmt.Sprintf("%s (limit %s)", size, pipeline.HumanBytes(tooBig.Limit))
 			writeError(w, e)
 			return
 		}
