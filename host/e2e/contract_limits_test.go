@@ -36,9 +36,10 @@ func TestContractLimits(t *testing.T) {
 			t.Fatalf("status %d, want 413: %.300s", resp.StatusCode, body)
 		}
 		e := readError(t, body)
-		if e.Size == "" || !digits.MatchString(e.Size) {
-			t.Errorf("size %q does not say how big", e.Size)
+		if e.Size == "" || !digits.MatchString(e.Size) || !strings.Contains(strings.ToLower(e.Size), "limit") {
+			t.Errorf("size %q does not give the size and the limit", e.Size)
 		}
+		t.Logf("size: %s", e.Size)
 		if got := a.credits(t, key); got != 10 {
 			t.Errorf("balance %d after a refused body, want 10", got)
 		}
@@ -52,6 +53,7 @@ func TestContractLimits(t *testing.T) {
 		if e.Size == "" || !digits.MatchString(e.Size) || !strings.Contains(strings.ToLower(e.Size), "limit") {
 			t.Errorf("size %q does not give the size and the limit", e.Size)
 		}
+		t.Logf("size: %s", e.Size)
 		if got := a.credits(t, key); got != 10 {
 			t.Errorf("balance %d after a refused hosted file, want 10", got)
 		}
