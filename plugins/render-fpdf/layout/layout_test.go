@@ -380,7 +380,7 @@ func TestImages(t *testing.T) {
 		return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
 	}
 	small := image.NewNRGBA(image.Rect(0, 0, 8, 8))
-	big := image.NewRGBA64(image.Rect(0, 0, 3000, 1000)) // 16-bit: fpdf cannot embed it as is
+	big := image.NewRGBA64(image.Rect(0, 0, 1200, 400)) // 16-bit: fpdf cannot embed it as is
 	big.Set(1, 1, imagecolor.RGBA64{R: 0xffff, A: 0xffff})
 	bomb := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x01\x86\xa0\x00\x01\x86\xa0\x08\x02\x00\x00\x00")
 	img := func(src string) *stage.Node {

@@ -3,10 +3,13 @@ package render
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,7 +22,43 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	plugintest.Renderer(t, New(nil), plugintest.Config{JSON: `{"compress": true}`}, "")
+	t.Run("lifecycle", func(t *testing.T) { plugintest.Lifecycle(t, New(nil)) })
+	t.Run("in process", func(t *testing.T) {
+		plugintest.Renderer(t, New(nil), plugintest.Config{JSON: `{"compress": true}`}, "")
+	})
+
+	// The binary the host launches, over real go-plugin gRPC: the document
+	// tree must survive the trip and render as it does in process.
+	t.Run("binary", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("builds the plugin binary; skipped in -short mode")
+		}
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			t.Skip("no go toolchain to build the plugin binary")
+		}
+		bin := filepath.Join(t.TempDir(), "render-fpdf")
+		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mdpress/mdpress/plugins/render-fpdf").CombinedOutput(); err != nil {
+			t.Fatalf("build: %v\n%s", err, out)
+		}
+		c := plugintest.Launch(t, bin, stage.NameRender, plugintest.Config{JSON: `{"maxPages": 500}`})
+		plugintest.Renderer(t, c, plugintest.Config{Configured: true}, "")
+
+		needTool(t, "pdftotext")
+		q := &stage.RenderRequest{Document: readMarkdown(t, "gfm.md"), Tokens: basicTokens, Page: a4(t),
+			Numbering: stage.NumberingRight, Watermark: "SAMPLE"}
+		remote, err := c.Render(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local, err := newRenderer(t, `{}`).Render(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := pdfText(t, remote.PDF), pdfText(t, local.PDF); a != b || remote.Pages != local.Pages {
+			t.Errorf("over gRPC: %d pages, text\n%s\nin process: %d pages, text\n%s", remote.Pages, a, local.Pages, b)
+		}
+	})
 }
 
 func TestConfig(t *testing.T) {
@@ -468,5 +507,36 @@ func TestCompressOption(t *testing.T) {
 	large := renderPDF(t, newRenderer(t, `{"compress": false}`), req{doc: d})
 	if len(small.PDF) >= len(large.PDF) || !bytes.Contains(large.PDF, []byte(" Tj ET")) {
 		t.Errorf("compressed %d bytes, uncompressed %d", len(small.PDF), len(large.PDF))
+	}
+}
+
+// TestHostileMarkdown renders input meant to break a layout engine: every
+// one must come back as a valid PDF, never a panic or a hang.
+func TestHostileMarkdown(t *testing.T) {
+	needTool(t, "pdfinfo")
+	r := newRenderer(t, `{}`)
+	huge := "data:image/png;base64," + base64.StdEncoding.EncodeToString(
+		[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x7f\xff\xff\xff\x7f\xff\xff\xff\x08\x06\x00\x00\x00"))
+	for name, src := range map[string]string{
+		"deep quotes":   strings.Repeat(">", 2000) + " deep",
+		"deep lists":    strings.Repeat("- ", 500) + "item",
+		"deep emphasis": strings.Repeat("*a ", 3000) + strings.Repeat("*", 3000),
+		"long word":     strings.Repeat("x", 200_000),
+		"many columns":  "|" + strings.Repeat(" a |", 300) + "\n|" + strings.Repeat("---|", 300) + "\n|" + strings.Repeat(" b |", 300),
+		"unclosed html": "<div><span style=\"color:\"><b><i>text <script>never</div> more",
+		"bad entities":  "&#0; &#xD800; &bogus; &#99999999;",
+		"huge image":    "![alt](" + huge + ")",
+		"controls":      "a\x00b\x01c\u202ed\u2066e\uFFFFf",
+		"empty":         "",
+		"only html":     "<!-- nothing -->",
+		"wide table":    "| " + strings.Repeat("word ", 2000) + " |\n|---|\n| x |",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens, watermark: "\x00\U0001F600"})
+			if got := pdfInfo(t, resp.PDF)["Pages"]; got != strconv.Itoa(resp.Pages) || resp.Pages < 1 {
+				t.Errorf("pdfinfo pages %s, response %d", got, resp.Pages)
+			}
+		})
 	}
 }
