@@ -75,6 +75,9 @@ func ParseConfig(raw []byte) (Config, error) {
 func describe(err error) string {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
+		if typeErr.Field == "" {
+			return "the block must be a JSON object"
+		}
 		return "key " + typeErr.Field + " must be a " + typeErr.Type.String()
 	}
 	msg := err.Error()

@@ -8,8 +8,8 @@
 // the render stage is what keeps it safe.
 //
 // Hostile input is bounded in three places. Before parsing, lines that open
-// more than maxDepth block containers (">", "-", "1.") or are indented
-// deeper than 2*maxDepth columns are defused, because goldmark's block
+// more than 64 block containers (">", "-", "1.", "[^note]:") or are indented
+// deeper than 128 columns are defused, because goldmark's block
 // parser costs grow with the square of the nesting. While building the
 // tree, content nested beyond maxDepth is flattened into its nearest
 // allowed ancestor, keeping every text. A tree of more than maxNodes nodes

@@ -2,6 +2,14 @@ package markdown
 
 import "bytes"
 
+// Bounds of one line's container prefix. No real document comes near
+// them; they are fixed rather than tied to maxDepth because they protect the
+// parser, and the HTML does not depend on the tree's limits.
+const (
+	lineMarkers = 64
+	lineIndent  = 128
+)
+
 // nbsp is U+00A0. Markdown does not count it as indentation, yet a <pre>
 // shows it as a space, so indented code keeps its look.
 var nbsp = []byte("\u00a0")
@@ -9,12 +17,12 @@ var nbsp = []byte("\u00a0")
 // defuse bounds the block nesting a single line can open before goldmark
 // sees it. goldmark's block parser spends time proportional to the square
 // of the nesting on each line (100,000 nested ">" take seconds, 10 MiB of
-// them hours), so a line may open at most maxMarkers containers and carry
-// at most maxIndent columns of whitespace in its container prefix. Past
-// either bound the marker is backslash-escaped, or the whitespace turned
-// into no-break spaces, which keeps every character as text. Thematic
-// breaks ("* * *") are left alone. src is returned as is when no line needs
-// a change.
+// them hours), so a line may open at most maxMarkers containers (block
+// quotes, list items, footnote definitions) and carry at most maxIndent
+// columns of whitespace in its container prefix. Past either bound the
+// marker is backslash-escaped, or the whitespace turned into no-break
+// spaces, which keeps every character as text. Thematic breaks ("* * *")
+// are left alone. src is returned as is when no line needs a change.
 func defuse(src []byte, maxMarkers, maxIndent int) []byte {
 	var out []byte // nil until a line changes
 	done := 0      // src[:done] is already in out
@@ -101,6 +109,15 @@ func excess(line []byte, maxMarkers, maxIndent int) (int, excessKind) {
 				return i, tooDeep
 			}
 			i++
+		case c == '[':
+			end := footnoteLabelEnd(line, i)
+			if end < 0 {
+				return 0, fine
+			}
+			if markers++; markers > maxMarkers {
+				return i, tooDeep
+			}
+			i = end
 		case c >= '0' && c <= '9':
 			d := i
 			for d < len(line) && d-i < 10 && line[d] >= '0' && line[d] <= '9' {
@@ -118,6 +135,40 @@ func excess(line []byte, maxMarkers, maxIndent int) (int, excessKind) {
 		}
 	}
 	return 0, fine
+}
+
+// footnoteLabelEnd returns the index after "[^label]:" starting at i, or
+// -1. The label follows goldmark's rules: at most 999 bytes, no unescaped
+// "[", not blank.
+func footnoteLabelEnd(line []byte, i int) int {
+	if i+1 >= len(line) || line[i+1] != '^' {
+		return -1
+	}
+	blank := true
+	for j := i + 2; j < len(line) && j-(i+2) < 999; j++ {
+		switch c := line[j]; c {
+		case '\\':
+			if j+1 < len(line) && isPunct(line[j+1]) {
+				blank = false
+				j++
+			}
+		case '[':
+			return -1
+		case ']':
+			if blank || j+1 >= len(line) || line[j+1] != ':' {
+				return -1
+			}
+			return j + 2
+		case ' ', '\t', '\r':
+		default:
+			blank = false
+		}
+	}
+	return -1
+}
+
+func isPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // followedBySpace reports whether a list marker ending before i is followed

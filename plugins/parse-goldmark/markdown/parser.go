@@ -77,7 +77,7 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
-	src := defuse([]byte(req.Markdown), cfg.MaxDepth, 2*cfg.MaxDepth)
+	src := defuse([]byte(req.Markdown), lineMarkers, lineIndent)
 	doc := p.md.Parser().Parse(text.NewReader(src))
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
