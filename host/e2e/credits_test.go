@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -61,8 +62,11 @@ func creditsBurst(t *testing.T, st accountStore) {
 // twoHostsShareCredits: the same burst split across two hosts on one
 // PostgreSQL still buys exactly the balance.
 func twoHostsShareCredits(t *testing.T, st accountStore) {
-	a := startHost(t, fpdf(), st.env())
-	b := startHost(t, fpdf(), st.env())
+	// One data dir as well: an idempotent replay of binary output reads the
+	// PDF the first host stored in its sink, which replicas must share.
+	dir := t.TempDir()
+	a := startHost(t, fpdf(), st.env(), withDataDir(dir))
+	b := startHost(t, fpdf(), st.env(), withDataDir(dir))
 	uid, key := a.account("pro", burstCredits)
 
 	outs := burst([]*host{a, b}, key, burstSize, burstBody, nil)
@@ -84,6 +88,30 @@ func twoHostsShareCredits(t *testing.T, st accountStore) {
 		t.Fatalf("ledger: %v, want %d reserves", sum.byKind, burstCredits)
 	}
 	t.Logf("PDFs per host: %v", perHost)
+
+	// One retried request, its copies racing through both hosts, is
+	// charged once.
+	_, retrier := a.account("pro", 5)
+	outs = burst([]*host{a, b}, retrier, 10, func(int) any { return map[string]string{"markdown": "# Retried"} },
+		map[string]string{"Idempotency-Key": "retry-1"})
+	got := statuses(outs)
+	if got[http.StatusOK] == 0 || got[http.StatusOK]+got[http.StatusTooManyRequests] != len(outs) {
+		t.Fatalf("same Idempotency-Key on two hosts: statuses %v, want 200s and 429s (in progress)", got)
+	}
+	var first []byte
+	for _, o := range outs {
+		if o.status == http.StatusOK {
+			if first == nil {
+				first = o.body
+			}
+			if !isPDF(o.body) || !bytes.Equal(o.body, first) {
+				t.Fatal("same Idempotency-Key on two hosts: the answers are not the same PDF")
+			}
+		}
+	}
+	if ba := a.balance(retrier); ba != 4 {
+		t.Fatalf("same Idempotency-Key on two hosts: balance %d, want 4 (one charge)", ba)
+	}
 }
 
 // checkBurst asserts that exactly want requests got their own PDF and the
