@@ -4,6 +4,7 @@ package paint
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -31,10 +32,10 @@ type Options struct {
 	FullFonts bool
 }
 
-// Paint returns the PDF of doc.
-func Paint(doc *layout.Doc, opt Options) ([]byte, error) {
+// Paint returns the PDF of doc. It stops with ctx's error when ctx ends.
+func Paint(ctx context.Context, doc *layout.Doc, opt Options) ([]byte, error) {
 	opt.Watermark = drawable(opt.Fonts.Face(watermarkFace), opt.Watermark)
-	p := &painter{doc: doc, opt: opt}
+	p := &painter{ctx: ctx, doc: doc, opt: opt}
 	return p.paint()
 }
 
@@ -55,6 +56,7 @@ func drawable(f *fonts.Face, s string) string {
 }
 
 type painter struct {
+	ctx context.Context
 	doc *layout.Doc
 	opt Options
 	pdf *fpdf.Fpdf
@@ -111,6 +113,9 @@ func (p *painter) paint() ([]byte, error) {
 
 	marks := doc.Outline
 	for n, page := range doc.Pages {
+		if err := p.ctx.Err(); err != nil {
+			return nil, err
+		}
 		pdf.AddPage()
 		p.fresh = true
 		p.useFont(doc.Body, doc.BodySize) // bookmarks need a UTF-8 font selected

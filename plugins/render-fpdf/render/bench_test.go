@@ -144,7 +144,7 @@ func BenchmarkFonts(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := paint.Paint(doc, paint.Options{Fonts: set, Numbering: stage.NumberingCenter, Compress: true, FullFonts: full}); err != nil {
+		if _, err := paint.Paint(context.Background(), doc, paint.Options{Fonts: set, Numbering: stage.NumberingCenter, Compress: true, FullFonts: full}); err != nil {
 			b.Fatal(err)
 		}
 	}

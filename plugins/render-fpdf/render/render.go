@@ -142,7 +142,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (resp *
 		return nil, stage.Wrap(stage.CodeInternal, err, "render failed")
 	}
 	numbering := req.Numbering
-	if numbering == "" {
+	if numbering == "" { // the public contract's default
 		numbering = stage.NumberingCenter
 	}
 	doc, err := layout.Layout(ctx, req.Document.Root, layout.Options{
@@ -151,12 +151,12 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (resp *
 	if err != nil {
 		return nil, layoutError(err, cfg.MaxPages)
 	}
-	pdf, err := paint.Paint(doc, paint.Options{
+	pdf, err := paint.Paint(ctx, doc, paint.Options{
 		Fonts: set, Title: req.Document.Title, Numbering: numbering, Watermark: req.Watermark,
 		Compress: cfg.Compress, Now: r.now(),
 	})
 	if err != nil {
-		return nil, stage.Wrap(stage.CodeInternal, err, "render failed")
+		return nil, layoutError(err, cfg.MaxPages)
 	}
 	r.log.Debug("rendered", "pages", len(doc.Pages), "bytes", len(pdf), "took", time.Since(start))
 	return &stage.RenderResponse{PDF: pdf, Pages: len(doc.Pages)}, nil
@@ -178,6 +178,9 @@ func checkRequest(req *stage.RenderRequest) error {
 	return nil
 }
 
+// layoutError maps a failure to a stage error: the page limit is the
+// client's document being too large, deadlines are timeouts, the rest is
+// internal.
 func layoutError(err error, maxPages int) error {
 	switch {
 	case errors.Is(err, layout.ErrTooManyPages):
