@@ -44,10 +44,12 @@ func (s *Runes) Each(fn func(rune)) {
 	}
 }
 
-// Subset returns a TrueType font with the face's glyphs and metrics whose
-// cmap maps only the runes in used (those the face has). fpdf parses it and
-// writes its own, glyph-level subset into the PDF; the smaller cmap is what
-// saves it the work.
+// Subset returns a TrueType font with the face's metrics whose cmap maps
+// only the runes in used (those the face has). fpdf parses it and writes
+// its own, glyph-level subset into the PDF; the smaller cmap is what saves
+// it the work. The result is always well formed: fpdf reports malformed
+// fonts by printing to stdout, which in a plugin would corrupt the
+// go-plugin handshake.
 func (f *Face) Subset(used *Runes) []byte {
 	glyf, loca, head := f.glyphsFor(used)
 	tabs := append([]table{{"cmap", f.cmapFor(used)}, {"glyf", glyf}, {"head", head}, {"loca", loca}}, f.tables...)

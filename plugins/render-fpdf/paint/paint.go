@@ -132,6 +132,9 @@ func (p *painter) paint() ([]byte, error) {
 			return nil, fmt.Errorf("page %d: %w", n+1, err)
 		}
 	}
+	if err := pdf.Error(); err != nil {
+		return nil, fmt.Errorf("draw: %w", err)
+	}
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, fmt.Errorf("write pdf: %w", err)
