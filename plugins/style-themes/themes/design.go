@@ -1,0 +1,187 @@
+package themes
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// design is a theme's look on an A4 page, before it is scaled to the
+// requested page. It is also the schema of an operator's <name>.json.
+type design struct {
+	BodyFont         string     `json:"bodyFont"`    // "sans" or "serif"
+	HeadingFont      string     `json:"headingFont"` // "sans" or "serif"
+	FontSize         float64    `json:"fontSize"`
+	LineHeight       float64    `json:"lineHeight"`
+	HeadingSizes     [6]float64 `json:"headingSizes"`
+	TextColor        string     `json:"textColor"`
+	HeadingColor     string     `json:"headingColor"`
+	LinkColor        string     `json:"linkColor"`
+	MutedColor       string     `json:"mutedColor"`
+	RuleColor        string     `json:"ruleColor"`
+	CodeBackground   string     `json:"codeBackground"`
+	CodeColor        string     `json:"codeColor"`
+	QuoteBar         string     `json:"quoteBar"`
+	TableHeaderFill  string     `json:"tableHeaderFill"`
+	AccentColor      string     `json:"accentColor"`
+	ParagraphSpacing float64    `json:"paragraphSpacing"`
+	HeadingRule      bool       `json:"headingRule"`
+	Margin           float64    `json:"margin"`       // top, left and right
+	MarginBottom     float64    `json:"marginBottom"` // leaves room for the page number
+	PageNumberSize   float64    `json:"pageNumberSize"`
+}
+
+// modernDesign: sans-serif, dark slate text, blue headings over a rule,
+// generous spacing.
+var modernDesign = design{
+	BodyFont:         "sans",
+	HeadingFont:      "sans",
+	FontSize:         10.5,
+	LineHeight:       1.6,
+	HeadingSizes:     [6]float64{24, 18.5, 15, 13, 11.5, 10.5},
+	TextColor:        "#1e293b",
+	HeadingColor:     "#1d4ed8",
+	LinkColor:        "#2563eb",
+	MutedColor:       "#64748b",
+	RuleColor:        "#cbd5e1",
+	CodeBackground:   "#f1f5f9",
+	CodeColor:        "#0f172a",
+	QuoteBar:         "#3b82f6",
+	TableHeaderFill:  "#e2e8f0",
+	AccentColor:      "#2563eb",
+	ParagraphSpacing: 10,
+	HeadingRule:      true,
+	Margin:           54,
+	MarginBottom:     62,
+	PageNumberSize:   8.5,
+}
+
+// basicDesign: serif, black on white, plain, tighter, wide classic
+// margins.
+var basicDesign = design{
+	BodyFont:         "serif",
+	HeadingFont:      "serif",
+	FontSize:         11.5,
+	LineHeight:       1.35,
+	HeadingSizes:     [6]float64{21, 16.5, 13.5, 12, 11.5, 11.5},
+	TextColor:        "#000000",
+	HeadingColor:     "#000000",
+	LinkColor:        "#00008b",
+	MutedColor:       "#444444",
+	RuleColor:        "#000000",
+	CodeBackground:   "#ffffff",
+	CodeColor:        "#000000",
+	QuoteBar:         "#808080",
+	TableHeaderFill:  "#ffffff",
+	AccentColor:      "#000000",
+	ParagraphSpacing: 6,
+	HeadingRule:      false,
+	Margin:           72,
+	MarginBottom:     72,
+	PageNumberSize:   10,
+}
+
+var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
+
+// validate checks a design decoded from an operator's JSON; the error
+// names the key.
+func (d design) validate() error {
+	for key, font := range map[string]string{"bodyFont": d.BodyFont, "headingFont": d.HeadingFont} {
+		if font != "sans" && font != "serif" {
+			return fmt.Errorf("%s must be \"sans\" or \"serif\", got %q", key, font)
+		}
+	}
+	sizes := []struct {
+		key      string
+		v        float64
+		min, max float64
+	}{
+		{"fontSize", d.FontSize, 4, 72},
+		{"lineHeight", d.LineHeight, 0.8, 4},
+		{"paragraphSpacing", d.ParagraphSpacing, 0, 144},
+		{"margin", d.Margin, 0, 288},
+		{"marginBottom", d.MarginBottom, 0, 288},
+		{"pageNumberSize", d.PageNumberSize, 4, 72},
+	}
+	for i, h := range d.HeadingSizes {
+		sizes = append(sizes, struct {
+			key      string
+			v        float64
+			min, max float64
+		}{fmt.Sprintf("headingSizes[%d]", i), h, 4, 144})
+	}
+	for _, s := range sizes {
+		if math.IsNaN(s.v) || s.v < s.min || s.v > s.max {
+			return fmt.Errorf("%s must be between %g and %g, got %g", s.key, s.min, s.max, s.v)
+		}
+	}
+	colors := []struct{ key, v string }{
+		{"textColor", d.TextColor}, {"headingColor", d.HeadingColor}, {"linkColor", d.LinkColor},
+		{"mutedColor", d.MutedColor}, {"ruleColor", d.RuleColor}, {"codeBackground", d.CodeBackground},
+		{"codeColor", d.CodeColor}, {"quoteBar", d.QuoteBar}, {"tableHeaderFill", d.TableHeaderFill},
+		{"accentColor", d.AccentColor},
+	}
+	for _, c := range colors {
+		if !hexColor.MatchString(c.v) {
+			return fmt.Errorf("%s must be a lower-case #rrggbb colour, got %q", c.key, c.v)
+		}
+	}
+	return nil
+}
+
+// a4Short is the short side of A4 in points: at and above it margins keep
+// their design values. a6Short is the short side of A6: below it the type
+// shrinks too, down to minTypeScale.
+const (
+	a4Short      = 210 * 72 / 25.4
+	a6Short      = 105 * 72 / 25.4
+	minTypeScale = 0.6
+)
+
+// scaled is a design fitted to one page: the tokens, plus what only the
+// CSS needs.
+type scaled struct {
+	stage.Tokens
+	PageNumberSize float64
+}
+
+// fit scales the design to the page. Every value is rounded to 0.01 pt so
+// that the tokens and the CSS written from them are the same numbers.
+func (d design) fit(name string, page stage.PageSize) scaled {
+	short := math.Min(page.WidthPt, page.HeightPt)
+	space := math.Min(1, short/a4Short)
+	typ := math.Max(minTypeScale, math.Min(1, short/a6Short))
+	t := stage.Tokens{
+		Theme:            name,
+		BodyFont:         d.BodyFont,
+		HeadingFont:      d.HeadingFont,
+		MonoFont:         "mono",
+		FontSize:         round2(d.FontSize * typ),
+		LineHeight:       d.LineHeight,
+		TextColor:        d.TextColor,
+		HeadingColor:     d.HeadingColor,
+		LinkColor:        d.LinkColor,
+		MutedColor:       d.MutedColor,
+		RuleColor:        d.RuleColor,
+		CodeBackground:   d.CodeBackground,
+		CodeColor:        d.CodeColor,
+		QuoteBar:         d.QuoteBar,
+		TableHeaderFill:  d.TableHeaderFill,
+		AccentColor:      d.AccentColor,
+		ParagraphSpacing: round2(d.ParagraphSpacing * typ),
+		HeadingRule:      d.HeadingRule,
+	}
+	for i, h := range d.HeadingSizes {
+		t.HeadingSizes[i] = round2(h * typ)
+	}
+	number := round2(d.PageNumberSize * typ)
+	side := round2(d.Margin * space)
+	// The bottom margin holds the page number: at least twice its size.
+	bottom := round2(math.Max(d.MarginBottom*space, 2*number))
+	t.Margins = [4]float64{side, side, bottom, side}
+	return scaled{Tokens: t, PageNumberSize: number}
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -1,0 +1,46 @@
+// Package themes is the style stage: it turns a parsed document into a
+// complete HTML document for a CSS renderer, and into stage.Tokens for a
+// renderer that does not read CSS. Two themes are built in: "modern"
+// (sans-serif, slate text, blue headings with a rule, roomy, shaded code,
+// zebra tables) and "basic" (serif, black on white, plain, tighter).
+//
+// A theme is a design (its tokens: fonts, sizes, colours, spacing,
+// margins) plus a stylesheet. The styler writes the tokens, scaled to the
+// page, as CSS custom properties (--md-text, --md-h1, ...) in front of the
+// stylesheet, and the stylesheet reads them; so the CSS and the tokens
+// cannot drift apart.
+//
+// The document's CSS comes in this order: the theme inside the cascade
+// layer "mdpress-theme", the page rules (@page size and margins, page
+// number margin boxes), then every <style> element of the body, moved to
+// the end of <head> in the order the author wrote them. User CSS thus wins
+// twice over: it comes last, and unlayered rules beat layered ones
+// whatever their specificity. A watermark is the first element of <body>,
+// fixed (so a print repeats it on every page) and styled inline with
+// !important, so user CSS cannot hide it by accident.
+//
+// Config block (JSON, every key optional):
+//
+//	{"themesDir": "/etc/mdpress/themes"}
+//
+// themesDir holds operator themes: <name>.css, and optionally <name>.json
+// with the design. A name of a built-in theme replaces that theme's
+// stylesheet (and its design, when the JSON is there); any other name adds
+// a theme. The JSON starts from a built-in design, "base" ("modern" unless
+// said otherwise), and overrides what it names:
+//
+//	{"base": "basic", "bodyFont": "sans", "fontSize": 11, "lineHeight": 1.5,
+//	 "headingSizes": [22, 17, 14, 12, 11, 11], "textColor": "#222222",
+//	 "headingColor": "#7b1fa2", "linkColor": "#7b1fa2", "mutedColor": "#666666",
+//	 "ruleColor": "#dddddd", "codeBackground": "#f6f6f6", "codeColor": "#222222",
+//	 "quoteBar": "#7b1fa2", "tableHeaderFill": "#eeeeee", "accentColor": "#7b1fa2",
+//	 "paragraphSpacing": 8, "headingRule": true, "margin": 54, "marginBottom": 60,
+//	 "pageNumberSize": 9}
+//
+// Sizes are points on an A4 page; smaller pages scale margins down with
+// their short side, and pages smaller than A6 scale the type down too (to
+// 60% at most), so even A9 keeps a usable text area. Theme names are
+// lower-case letters, digits, "-" and "_". A stylesheet must not use
+// @import: it is wrapped in a cascade layer, and the renderer fetches
+// nothing remote anyway.
+package themes

@@ -1,0 +1,198 @@
+package themes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"html"
+	"io"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Name and Version identify the plugin.
+const (
+	Name    = "style-themes"
+	Version = "0.1.0"
+)
+
+// Styler is the style stage. It is safe for concurrent use.
+type Styler struct {
+	log    *slog.Logger
+	themes atomic.Pointer[map[string]*theme]
+}
+
+// New returns a styler with the built-in themes.
+func New(log *slog.Logger) *Styler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Styler{log: log}
+	b := builtins()
+	s.themes.Store(&b)
+	return s
+}
+
+// Config is the plugin's config block.
+type Config struct {
+	// ThemesDir holds operator themes; empty for the built-ins only.
+	ThemesDir string `json:"themesDir"`
+}
+
+// Configure applies the config block: it loads the operator themes.
+func (s *Styler) Configure(_ context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	var cfg Config
+	if len(bytes.TrimSpace(req.Config)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(req.Config))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return nil, stage.Wrap(stage.CodeInvalid, err, "style-themes config: "+describe(err))
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return nil, stage.Errorf(stage.CodeInvalid, "style-themes config: trailing data after the object")
+		}
+	}
+	themes := builtins()
+	if cfg.ThemesDir != "" {
+		loaded, err := loadDir(cfg.ThemesDir, themes)
+		if err != nil {
+			return nil, stage.Wrap(stage.CodeInvalid, err, "style-themes config: themesDir: "+err.Error())
+		}
+		themes = loaded
+	}
+	s.themes.Store(&themes)
+	s.log.Info("themes loaded", "themes", strings.Join(names(themes), ","), "themesDir", cfg.ThemesDir)
+	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version}}, nil
+}
+
+// describe turns a decoding error into a message that names the key.
+func describe(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		if typeErr.Field == "" {
+			return "the block must be a JSON object"
+		}
+		return "key " + typeErr.Field + " must be a " + typeErr.Type.String()
+	}
+	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return "unknown key " + key
+	}
+	return "invalid JSON: " + err.Error()
+}
+
+// Health reports the styler healthy: it holds no resources that can fail.
+func (s *Styler) Health(context.Context) error { return nil }
+
+// Close releases nothing; it exists for the plugin lifecycle.
+func (s *Styler) Close() error { return nil }
+
+// Themes lists the theme names in order.
+func (s *Styler) Themes() []string { return names(*s.themes.Load()) }
+
+func (s *Styler) theme(name string) (*theme, error) {
+	themes := *s.themes.Load()
+	if t, ok := themes[name]; ok {
+		return t, nil
+	}
+	return nil, &stage.Error{
+		Code:    stage.CodeInvalid,
+		Message: "unknown theme " + strconv.Quote(name) + "; known: " + strings.Join(names(themes), ", "),
+		Details: map[string]string{"field": "theme", "allowed": strings.Join(names(themes), ",")},
+	}
+}
+
+// Tokens returns a theme's values for a page, for backends that do not
+// apply CSS; the CSS of Style is written from the same values.
+func (s *Styler) Tokens(themeName string, page stage.PageSize) (stage.Tokens, error) {
+	t, err := s.theme(themeName)
+	if err != nil {
+		return stage.Tokens{}, err
+	}
+	page, err = checkPage(page)
+	if err != nil {
+		return stage.Tokens{}, err
+	}
+	return t.design.fit(t.name, page).Tokens, nil
+}
+
+// Style builds the complete HTML document; see the package comment for
+// the order of its CSS.
+func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.StyleResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, stage.Wrap(stage.CodeTimeout, err, "style cancelled")
+	}
+	t, err := s.theme(req.Theme)
+	if err != nil {
+		return nil, err
+	}
+	page, err := checkPage(req.Page)
+	if err != nil {
+		return nil, err
+	}
+	numbering := req.Numbering
+	if numbering == "" {
+		numbering = stage.NumberingNone
+	}
+	if _, ok := marginBoxes[numbering]; !ok && numbering != stage.NumberingNone {
+		return nil, &stage.Error{
+			Code:    stage.CodeInvalid,
+			Message: "unknown page numbering " + strconv.Quote(string(numbering)),
+			Details: map[string]string{"field": "pageNumeration", "allowed": "none,left,center,right"},
+		}
+	}
+	fit := t.design.fit(t.name, page)
+	userStyles, body := extractStyles(req.Document.HTML)
+
+	var b strings.Builder
+	b.Grow(len(body) + len(t.css) + 8<<10)
+	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>")
+	b.WriteString(html.EscapeString(req.Document.Title))
+	b.WriteString("</title>\n<style id=\"mdpress-theme\">\n@layer mdpress-theme {\n")
+	writeVars(&b, fit)
+	b.WriteString(t.css)
+	b.WriteString("\n}\n</style>\n<style id=\"mdpress-page\">\n")
+	writePageCSS(&b, fit, page, numbering)
+	b.WriteString("</style>\n")
+	for _, st := range userStyles {
+		b.WriteString(st)
+		b.WriteByte('\n')
+	}
+	b.WriteString("</head>\n<body class=\"mdpress theme-")
+	b.WriteString(t.name)
+	b.WriteString("\">\n")
+	if req.Watermark != "" {
+		writeWatermark(&b, req.Watermark, fit, page)
+	}
+	b.WriteString("<main class=\"markdown-body\">\n")
+	b.WriteString(body)
+	b.WriteString("\n</main>\n</body>\n</html>\n")
+	return &stage.StyleResponse{HTML: b.String(), Tokens: fit.Tokens}, nil
+}
+
+// maxPagePt is the largest page side PDF allows (200 in).
+const maxPagePt = 14400
+
+// checkPage returns the page, A4 for a zero one, or an error for a size
+// no page can have.
+func checkPage(p stage.PageSize) (stage.PageSize, error) {
+	if p.WidthPt == 0 && p.HeightPt == 0 {
+		a4, _ := papers.Lookup(papers.Default)
+		return a4, nil
+	}
+	for _, v := range []float64{p.WidthPt, p.HeightPt} {
+		if math.IsNaN(v) || v < 36 || v > maxPagePt {
+			return p, stage.Errorf(stage.CodeInvalid, "page size %gx%g pt is outside 36..%d pt", p.WidthPt, p.HeightPt, maxPagePt)
+		}
+	}
+	return p, nil
+}
+
+var _ stage.Styler = (*Styler)(nil)
+var _ stage.Plugin = (*Styler)(nil)

@@ -1,0 +1,142 @@
+package themes
+
+import "strings"
+
+// extractStyles removes every <style> element from an HTML fragment and
+// returns them in document order, with what remains of the fragment. It
+// follows the HTML tokenizer as far as it matters for finding real style
+// elements: comments, quoted attribute values and the raw-text elements
+// (script, textarea, ...) cannot open one. An unclosed <style> runs to
+// the end of the fragment, as in a browser, and is given its end tag.
+func extractStyles(s string) (styles []string, rest string) {
+	lower := asciiLower(s) // same length as s, so indexes carry over
+	var out strings.Builder
+	copied := 0 // s[:copied] is dealt with
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		if strings.HasPrefix(s[i:], "<!--") {
+			i = commentEnd(s, i)
+			continue
+		}
+		name, end := openTag(lower, i)
+		if name == "" {
+			i++
+			continue
+		}
+		switch name {
+		case "style":
+			closeEnd, closed := closeTag(lower, end, "style")
+			style := s[i:closeEnd]
+			if !closed {
+				style += "</style>"
+			}
+			styles = append(styles, style)
+			if out.Len() == 0 {
+				out.Grow(len(s))
+			}
+			out.WriteString(s[copied:i])
+			copied, i = closeEnd, closeEnd
+		case "script", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "template":
+			i, _ = closeTag(lower, end, name)
+		case "plaintext":
+			i = len(s)
+		default:
+			i = end
+		}
+	}
+	if copied == 0 {
+		return styles, s
+	}
+	out.WriteString(s[copied:])
+	return styles, out.String()
+}
+
+// commentEnd returns the index after the comment that starts at i,
+// including the abrupt forms "<!-->" and "<!--->".
+func commentEnd(s string, i int) int {
+	body := i + len("<!--")
+	switch {
+	case strings.HasPrefix(s[body:], ">"):
+		return body + 1
+	case strings.HasPrefix(s[body:], "->"):
+		return body + 2
+	}
+	if k := strings.Index(s[body:], "-->"); k >= 0 {
+		return body + k + len("-->")
+	}
+	return len(s)
+}
+
+// openTag reads the start tag at lower[i] ("<name ...>") and returns its
+// lower-case name and the index after its ">", or "" when lower[i] does
+// not start a tag.
+func openTag(lower string, i int) (name string, end int) {
+	k := i + 1
+	if k >= len(lower) || lower[k] < 'a' || lower[k] > 'z' {
+		return "", i
+	}
+	for k < len(lower) && !isSpace(lower[k]) && lower[k] != '/' && lower[k] != '>' {
+		k++
+	}
+	name = lower[i+1 : k]
+	for k < len(lower) {
+		switch c := lower[k]; {
+		case c == '>':
+			return name, k + 1
+		case c == '=':
+			k++
+			for k < len(lower) && isSpace(lower[k]) {
+				k++
+			}
+			if k < len(lower) && (lower[k] == '"' || lower[k] == '\'') {
+				q := strings.IndexByte(lower[k+1:], lower[k])
+				if q < 0 {
+					return name, len(lower)
+				}
+				k += q + 2
+			}
+		default:
+			k++
+		}
+	}
+	return name, len(lower)
+}
+
+// closeTag finds the end tag of a raw-text element named name from index
+// from on and returns the index after it; without one, len and false.
+func closeTag(lower string, from int, name string) (int, bool) {
+	for at := from; at < len(lower); {
+		k := strings.Index(lower[at:], "</"+name)
+		if k < 0 {
+			break
+		}
+		k += at + 2 + len(name)
+		if k == len(lower) || isSpace(lower[k]) || lower[k] == '/' || lower[k] == '>' {
+			if gt := strings.IndexByte(lower[k:], '>'); gt >= 0 {
+				return k + gt + 1, true
+			}
+			return len(lower), true
+		}
+		at = k
+	}
+	return len(lower), false
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
+
+// asciiLower lower-cases ASCII letters only, keeping every byte offset.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
