@@ -118,12 +118,19 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize) ([]b
 // do not hold the load event back; they are waited for here.
 func (t *tab) waitLoaded(ctx context.Context, loads <-chan jsonv2.Value) error {
 	for {
-		state, err := t.eval(ctx, "document.readyState", false)
-		if err != nil {
-			return fmt.Errorf("ready state: %w", err)
+		done := false
+		if t.pending.Load() == 0 {
+			// One round trip in the usual case: the fonts' promise only
+			// once the document is complete. DevTools evaluation runs even
+			// with page scripts disabled.
+			state, err := t.eval(ctx, `document.readyState === "complete" ? document.fonts.ready.then(() => "loaded") : document.readyState`, true)
+			if err != nil {
+				return err
+			}
+			done = state == `"loaded"`
 		}
-		if state == `"complete"` && t.pending.Load() == 0 {
-			break
+		if done && t.pending.Load() == 0 {
+			return nil
 		}
 		var poll <-chan time.Time
 		if t.pending.Load() > 0 {
@@ -139,11 +146,6 @@ func (t *tab) waitLoaded(ctx context.Context, loads <-chan jsonv2.Value) error {
 			return ctx.Err()
 		}
 	}
-	// DevTools evaluation runs even with page scripts disabled.
-	if _, err := t.eval(ctx, "document.fonts.ready.then(() => true)", true); err != nil {
-		return fmt.Errorf("fonts: %w", err)
-	}
-	return nil
 }
 
 // eval evaluates expr and returns its JSON value.

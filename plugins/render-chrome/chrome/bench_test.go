@@ -1,0 +1,260 @@
+package chrome
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// The benchmarks compare the Renderer with bare chromedp doing the least
+// that prints a document: setDocumentContent and printToPDF on a warm tab,
+// with the same paper settings and none of the gate, load wait or stream.
+// Both run interleaved in one benchmark, so machine noise hits both alike.
+//
+//	go test ./plugins/render-chrome/chrome/ -run '^$' -bench . -benchtime 40x
+
+var benchDoc = doc{numbering: "bottom-center", body: "<h1>Report</h1><p>One page of text for the benchmark.</p>"}.html()
+
+// bareBrowser is chromedp with nothing of ours.
+type bareBrowser struct {
+	ctx    context.Context
+	cancel func()
+	tabs   chan *bareTab
+}
+
+type bareTab struct {
+	target *chromedp.Target
+	frame  cdp.FrameID
+}
+
+func newBareBrowser(b *testing.B, tabs int) *bareBrowser {
+	b.Helper()
+	path, err := findChrome("")
+	if err != nil {
+		b.Skipf("no Chromium: %v", err)
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(),
+		append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.DisableGPU)...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	if err := chromedp.Do(bctx); err != nil {
+		b.Fatal(err)
+	}
+	bb := &bareBrowser{ctx: bctx, cancel: func() { bcancel(); acancel() }, tabs: make(chan *bareTab, tabs)}
+	b.Cleanup(bb.cancel)
+	for range tabs {
+		tctx, _ := chromedp.NewContext(bctx) // closed with the browser
+		if err := chromedp.Do(tctx); err != nil {
+			b.Fatal(err)
+		}
+		target := chromedp.FromContext(tctx).Target
+		tree, err := cdp.Call(tctx, target, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bb.tabs <- &bareTab{target: target, frame: tree.FrameTree.Frame.ID}
+	}
+	return bb
+}
+
+func (bb *bareBrowser) render(ctx context.Context, html string, size stage.PageSize) ([]byte, error) {
+	t := <-bb.tabs
+	defer func() { bb.tabs <- t }()
+	if _, err := cdp.Call(ctx, t.target, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: t.frame, HTML: html}); err != nil {
+		return nil, err
+	}
+	return chromedp.PrintToPDF(func(p *page.PrintToPDFParams) {
+		printParams(size)(p)
+		p.TransferMode = ""
+	})(ctx, t.target)
+}
+
+// BenchmarkWarmOnePage is one client rendering one page at a time.
+func BenchmarkWarmOnePage(b *testing.B) {
+	r := newRenderer(b, `{"tabs":1}`)
+	bare := newBareBrowser(b, 1)
+	a4, _ := papers.Lookup("A4")
+	ctx := context.Background()
+	req := &stage.RenderRequest{HTML: benchDoc, Page: a4}
+	for range 5 { // warm both
+		_, _ = r.Render(ctx, req)
+		_, _ = bare.render(ctx, benchDoc, a4)
+	}
+	var ours, theirs time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := r.Render(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := bare.render(ctx, benchDoc, a4); err != nil {
+			b.Fatal(err)
+		}
+		ours += mid.Sub(start)
+		theirs += time.Since(mid)
+	}
+	n := float64(b.N)
+	b.ReportMetric(ours.Seconds()*1000/n, "renderer-ms/doc")
+	b.ReportMetric(theirs.Seconds()*1000/n, "bare-ms/doc")
+	b.ReportMetric(ours.Seconds()/theirs.Seconds(), "ratio")
+}
+
+// BenchmarkThroughput4Clients is four clients sharing two tabs; each
+// iteration is a batch of 20 documents through each contender.
+func BenchmarkThroughput4Clients(b *testing.B) {
+	const clients, tabs, batch = 4, 2, 20
+	r := newRenderer(b, `{"tabs":`+strconv.Itoa(tabs)+`}`)
+	bare := newBareBrowser(b, tabs)
+	a4, _ := papers.Lookup("A4")
+	req := &stage.RenderRequest{HTML: benchDoc, Page: a4}
+	ctx := context.Background()
+	run := func(render func() error) time.Duration {
+		start := time.Now()
+		jobs := make(chan struct{}, batch)
+		for range batch {
+			jobs <- struct{}{}
+		}
+		close(jobs)
+		var wg sync.WaitGroup
+		for range clients {
+			wg.Go(func() {
+				for range jobs {
+					if err := render(); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	ourRender := func() error { _, err := r.Render(ctx, req); return err }
+	bareRender := func() error { _, err := bare.render(ctx, benchDoc, a4); return err }
+	run(ourRender)
+	run(bareRender)
+	var ours, theirs time.Duration
+	for b.Loop() {
+		ours += run(ourRender)
+		theirs += run(bareRender)
+	}
+	docs := float64(b.N * batch)
+	b.ReportMetric(docs/ours.Seconds(), "renderer-docs/s")
+	b.ReportMetric(docs/theirs.Seconds(), "bare-docs/s")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "ratio")
+}
+
+// BenchmarkNaiveProcessPerDocument starts a browser for every document,
+// the design the tab pool exists to avoid.
+func BenchmarkNaiveProcessPerDocument(b *testing.B) {
+	path, err := findChrome("")
+	if err != nil {
+		b.Skipf("no Chromium: %v", err)
+	}
+	a4, _ := papers.Lookup("A4")
+	for b.Loop() {
+		actx, acancel := chromedp.NewExecAllocator(context.Background(),
+			append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.DisableGPU)...)
+		bctx, bcancel := chromedp.NewContext(actx)
+		_, err := chromedp.Run(bctx, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+			tree, err := cdp.Call(ctx, t, page.GetFrameTree, cdp.Empty{})
+			if err != nil {
+				return nil, err
+			}
+			if _, err := cdp.Call(ctx, t, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: tree.FrameTree.Frame.ID, HTML: benchDoc}); err != nil {
+				return nil, err
+			}
+			return chromedp.PrintToPDF(printParams(a4))(ctx, t)
+		})
+		bcancel()
+		acancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestSoakMemory renders 1,000 documents and reports the browser's memory
+// before and after. It takes about a minute, so it runs only when asked:
+//
+//	MDPRESS_CHROME_SOAK=1 go test ./plugins/render-chrome/chrome/ -run Soak -v
+func TestSoakMemory(t *testing.T) {
+	if os.Getenv("MDPRESS_CHROME_SOAK") == "" {
+		t.Skip("set MDPRESS_CHROME_SOAK=1 to render 1,000 documents and compare the browser's memory")
+	}
+	r := newRenderer(t, `{"tabs":2}`)
+	for range 20 {
+		render(t, r, doc{body: "<p>warm</p>"})
+	}
+	before, err := currentProc(t, r).rss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pssBefore := groupPSS(currentProc(t, r).pgid)
+	const total = 1000
+	start := time.Now()
+	var wg sync.WaitGroup
+	jobs := make(chan int, total)
+	for i := range total {
+		jobs <- i
+	}
+	close(jobs)
+	for range 4 {
+		wg.Go(func() {
+			for i := range jobs {
+				render(t, r, doc{numbering: "bottom-center", body: "<h1>Document " + strconv.Itoa(i) + "</h1><p>Body.</p>"})
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	after, err := currentProc(t, r).rss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pssAfter := groupPSS(currentProc(t, r).pgid)
+	s := r.Stats()
+	t.Logf("%d renders in %v (%.1f/s); browser RSS (summed) before %d MiB, after %d MiB; PSS before %d MiB, after %d MiB; tabs recycled %d, launches %d",
+		total, took.Round(time.Millisecond), total/took.Seconds(), before>>20, after>>20, pssBefore>>20, pssAfter>>20, s.TabsRecycled, s.Launches)
+	if s.Rendered < total {
+		t.Fatalf("rendered %d", s.Rendered)
+	}
+}
+
+// groupPSS sums the proportional set size of a process group: shared pages
+// split between the processes that share them, so unlike summed RSS it is
+// what the group costs.
+func groupPSS(pgid int) int64 {
+	entries, _ := os.ReadDir("/proc")
+	var total int64
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || statPgrp(stat) != pgid {
+			continue
+		}
+		rollup, err := os.ReadFile(filepath.Join("/proc", e.Name(), "smaps_rollup"))
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(rollup)) {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss:" {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				total += kb << 10
+			}
+		}
+	}
+	return total
+}
