@@ -201,7 +201,7 @@ func TestPageSizes(t *testing.T) {
 	}
 }
 
-func mustPage(t *testing.T, name string) stage.PageSize {
+func mustPage(t testing.TB, name string) stage.PageSize {
 	t.Helper()
 	p, ok := papers.Lookup(name)
 	if !ok {

@@ -1,0 +1,243 @@
+package themes
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+const chromiumPath = "/usr/lib/chromium/chromium"
+
+func newPrinter(t *testing.T) func(html string) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no Chromium printing")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("no Chromium at %s", chromiumPath)
+	}
+	for _, tool := range []string{"pdftoppm", "pdftotext", "pdfinfo"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s (poppler-utils)", tool)
+		}
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	dir := t.TempDir()
+	n := 0
+	return func(html string) []byte {
+		t.Helper()
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("doc%d.html", n))
+		if err := os.WriteFile(path, []byte(html), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path)); err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		pdf, err := chromedp.Run(ctx, chromedp.PrintToPDF(chromedp.PDFPreferCSSPageSize(), chromedp.PDFPrintBackground()))
+		if err != nil {
+			t.Fatalf("print: %v", err)
+		}
+		return pdf
+	}
+}
+
+// raster is one page as 8-bit RGB.
+type raster struct {
+	w, h int
+	rgb  []byte
+}
+
+// rasterize renders every page of pdf at a low resolution.
+func rasterize(t *testing.T, pdf []byte) []raster {
+	t.Helper()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.pdf")
+	if err := os.WriteFile(in, pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("pdftoppm", "-r", "40", in, filepath.Join(dir, "p")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "p-*.ppm"))
+	var pages []raster
+	for _, f := range files { // p-1 .. p-9 sort correctly for the page counts used here
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w, h, maxv int
+		var hdr int
+		if _, err := fmt.Sscanf(string(b), "P6\n%d %d\n%d\n", &w, &h, &maxv); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		hdr = len(b) - w*h*3
+		pages = append(pages, raster{w: w, h: h, rgb: b[hdr:]})
+	}
+	return pages
+}
+
+// differing is the share of pixels whose colour differs noticeably.
+func differing(a, b raster) float64 {
+	if a.w != b.w || a.h != b.h {
+		return 1
+	}
+	n := 0
+	for i := 0; i+2 < len(a.rgb); i += 3 {
+		d := 0
+		for k := range 3 {
+			d += absInt(int(a.rgb[i+k]) - int(b.rgb[i+k]))
+		}
+		if d > 48 {
+			n++
+		}
+	}
+	return float64(n) / float64(a.w*a.h)
+}
+
+// reddish counts strongly red pixels.
+func reddish(r raster) int {
+	n := 0
+	for i := 0; i+2 < len(r.rgb); i += 3 {
+		if r.rgb[i] > 140 && r.rgb[i+1] < 90 && r.rgb[i+2] < 90 {
+			n++
+		}
+	}
+	return n
+}
+
+func absInt(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+var wordBox = regexp.MustCompile(`<word xMin="([0-9.]+)" yMin="([0-9.]+)" xMax="([0-9.]+)" yMax="([0-9.]+)">([^<]*)</word>`)
+
+// pageNumberX finds the word "n" in the bottom band of page n and returns
+// its centre as a share of the page width, or -1.
+func pageNumberX(t *testing.T, pdf []byte, n int, page stage.PageSize, bottom float64) float64 {
+	t.Helper()
+	cmd := exec.Command("pdftotext", "-bbox", "-f", strconv.Itoa(n), "-l", strconv.Itoa(n), "-", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	for _, m := range wordBox.FindAllStringSubmatch(string(out), -1) {
+		x0, _ := strconv.ParseFloat(m[1], 64)
+		y0, _ := strconv.ParseFloat(m[2], 64)
+		x1, _ := strconv.ParseFloat(m[3], 64)
+		if m[5] == strconv.Itoa(n) && y0 > page.HeightPt-bottom {
+			return (x0 + x1) / 2 / page.WidthPt
+		}
+	}
+	return -1
+}
+
+func pdfPageSize(t *testing.T, pdf []byte) (w, h float64, pages int) {
+	t.Helper()
+	cmd := exec.Command("pdfinfo", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v", err)
+	}
+	if m := regexp.MustCompile(`Page size:\s+([0-9.]+) x ([0-9.]+) pts`).FindSubmatch(out); m != nil {
+		w, _ = strconv.ParseFloat(string(m[1]), 64)
+		h, _ = strconv.ParseFloat(string(m[2]), 64)
+	}
+	if m := regexp.MustCompile(`Pages:\s+([0-9]+)`).FindSubmatch(out); m != nil {
+		pages, _ = strconv.Atoi(string(m[1]))
+	}
+	return w, h, pages
+}
+
+// TestChromiumPrint prints styled documents with Chromium and checks what
+// a reader sees: the themes differ, the user's h1 colour wins, the
+// watermark is on every page, page numbers sit where asked, and the page
+// has the requested size.
+func TestChromiumPrint(t *testing.T) {
+	print := newPrinter(t)
+	s := New(nil)
+	sample, err := os.ReadFile(filepath.Join("testdata", "sample.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a5 := mustPage(t, "A5")
+	doc := func(theme, html string, page stage.PageSize, num stage.Numbering, wm string) []byte {
+		return print(style(t, s, &stage.StyleRequest{Document: stage.Document{HTML: html, Title: "t"}, Theme: theme, Page: page, Numbering: num, Watermark: wm}))
+	}
+
+	modern := rasterize(t, doc("modern", string(sample), a5, stage.NumberingNone, ""))
+	basic := rasterize(t, doc("basic", string(sample), a5, stage.NumberingNone, ""))
+	t.Run("themes differ", func(t *testing.T) {
+		if d := differing(modern[0], basic[0]); d < 0.03 {
+			t.Errorf("only %.1f%% of the first page differs between modern and basic", 100*d)
+		}
+	})
+
+	t.Run("user h1 colour wins", func(t *testing.T) {
+		noUser := strings.Replace(string(sample), "h1 { color: #b91c1c; }", "", 1)
+		for theme, withUser := range map[string]raster{"modern": modern[0], "basic": basic[0]} {
+			without := rasterize(t, doc(theme, noUser, a5, stage.NumberingNone, ""))[0]
+			if r, r0 := reddish(withUser), reddish(without); r < 30 || r0 > r/10 {
+				t.Errorf("%s: %d red pixels with the user's h1 colour, %d without", theme, r, r0)
+			}
+		}
+	})
+
+	t.Run("watermark on every page", func(t *testing.T) {
+		long := strings.Repeat("<p>"+strings.Repeat("Lorem ipsum dolor sit amet. ", 12)+"</p>\n", 14)
+		plain := rasterize(t, doc("modern", long, a5, stage.NumberingNone, ""))
+		marked := rasterize(t, doc("modern", long, a5, stage.NumberingNone, "CONFIDENTIAL"))
+		if len(plain) < 3 || len(plain) != len(marked) {
+			t.Fatalf("%d pages without the watermark, %d with; want the same, at least 3", len(plain), len(marked))
+		}
+		for i := range plain {
+			if d := differing(plain[i], marked[i]); d < 0.01 {
+				t.Errorf("page %d: the watermark changes only %.2f%% of the pixels", i+1, 100*d)
+			}
+		}
+	})
+
+	t.Run("page numbers", func(t *testing.T) {
+		long := strings.Repeat("<p>"+strings.Repeat("Lorem ipsum dolor sit amet. ", 12)+"</p>\n", 10)
+		toks, _ := s.Tokens("basic", a5)
+		for num, want := range map[stage.Numbering][2]float64{
+			stage.NumberingLeft: {0, 0.3}, stage.NumberingCenter: {0.4, 0.6}, stage.NumberingRight: {0.7, 1},
+		} {
+			x := pageNumberX(t, doc("basic", long, a5, num, ""), 2, a5, toks.Margins[2])
+			if x < want[0] || x > want[1] {
+				t.Errorf("numbering %s: page number 2 at %.2f of the width, want %.1f..%.1f", num, x, want[0], want[1])
+			}
+		}
+		if x := pageNumberX(t, doc("basic", long, a5, stage.NumberingNone, ""), 2, a5, toks.Margins[2]); x >= 0 {
+			t.Errorf("numbering none: a page number at %.2f of the width", x)
+		}
+	})
+
+	t.Run("page sizes", func(t *testing.T) {
+		for _, name := range []string{"Ledger", "Executive", "A9"} {
+			page := mustPage(t, name)
+			w, h, _ := pdfPageSize(t, doc("modern", string(sample), page, stage.NumberingCenter, "X"))
+			if abs(w-page.WidthPt) > 1 || abs(h-page.HeightPt) > 1 {
+				t.Errorf("%s printed %gx%g pt, want %.2fx%.2f", name, w, h, page.WidthPt, page.HeightPt)
+			}
+		}
+	})
+}

@@ -1,0 +1,125 @@
+package themes
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+func configure(t *testing.T, s *Styler, raw string) error {
+	t.Helper()
+	res, err := s.Configure(t.Context(), &stage.ConfigureRequest{Config: []byte(raw)})
+	if err == nil && (res.Info.Name != Name || res.Info.Version == "") {
+		t.Fatalf("Info = %+v", res.Info)
+	}
+	return err
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestConfigureErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		raw   string
+		files map[string]string // written to a temp dir that {dir} names
+		want  string
+	}{
+		{name: "unknown key", raw: `{"themeDir": "x"}`, want: `unknown key "themeDir"`},
+		{name: "wrong type", raw: `{"themesDir": 3}`, want: "key themesDir must be a string"},
+		{name: "not an object", raw: `"x"`, want: "must be a JSON object"},
+		{name: "trailing data", raw: `{}{}`, want: "trailing data"},
+		{name: "missing dir", raw: `{"themesDir": "/nonexistent/mdpress-themes"}`, want: "themesDir"},
+		{name: "bad theme name", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"My Theme.css": "p{}"}, want: "My Theme.css: a theme name"},
+		{name: "style end tag in css", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "p{} </STYLE><script>"}, want: `contains "</style"`},
+		{name: "unknown design key", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"fontSize": 11, "colour": "#000000"}`}, want: `unknown field "colour"`},
+		{name: "bad colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"textColor": "red"}`}, want: "textColor must be a lower-case #rrggbb"},
+		{name: "bad font", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"bodyFont": "comic"}`}, want: "bodyFont must be"},
+		{name: "bad size", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"headingSizes": [20, 16, 0, 12, 11, 11]}`}, want: "headingSizes[2] must be between"},
+		{name: "bad base", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"base": "fancy"}`}, want: `base must be "modern" or "basic"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := tt.raw
+			if tt.files != nil {
+				raw = strings.ReplaceAll(raw, "{dir}", writeFiles(t, tt.files))
+			}
+			s := New(nil)
+			err := configure(t, s, raw)
+			var se *stage.Error
+			if !errors.As(err, &se) || se.Code != stage.CodeInvalid || !strings.Contains(se.Message, tt.want) {
+				t.Fatalf("Configure(%s) = %v, want CodeInvalid containing %q", raw, err, tt.want)
+			}
+			if got := s.Themes(); len(got) != 2 {
+				t.Errorf("a failed Configure left themes %v", got)
+			}
+			for range 2 {
+				if err := s.Close(); err != nil {
+					t.Fatalf("Close after a failed Configure: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestThemesDir(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"corporate.css":  "h1 { text-transform: uppercase; }",
+		"corporate.json": `{"base": "basic", "headingColor": "#7b1fa2", "headingRule": true}`,
+		"plain.css":      "p { margin: 0 }",
+		"modern.css":     "body { letter-spacing: 0.01em; }",
+		"notes.txt":      "ignored",
+	})
+	s := New(nil)
+	if err := configure(t, s, `{"themesDir": "`+dir+`"}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Themes(), ","); got != "basic,corporate,modern,plain" {
+		t.Fatalf("themes = %s", got)
+	}
+	corp, err := s.Tokens("corporate", a4(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	basic, _ := s.Tokens("basic", a4(t))
+	if corp.Theme != "corporate" || corp.HeadingColor != "#7b1fa2" || !corp.HeadingRule || corp.BodyFont != basic.BodyFont || corp.FontSize != basic.FontSize {
+		t.Errorf("corporate tokens %+v do not overlay basic", corp)
+	}
+	plain, _ := s.Tokens("plain", a4(t))
+	modern, _ := s.Tokens("modern", a4(t))
+	plain.Theme = modern.Theme
+	if plain != modern {
+		t.Errorf("a theme without JSON should take the modern design: %+v", plain)
+	}
+	doc := style(t, s, &stage.StyleRequest{Document: stage.Document{HTML: body}, Theme: "corporate", Page: a4(t)})
+	inOrder(t, doc, "@layer mdpress-theme {", "--md-heading: #7b1fa2;", "h1 { text-transform: uppercase; }", "@page", userCSS)
+	doc = style(t, s, &stage.StyleRequest{Theme: "modern", Page: a4(t)})
+	if !strings.Contains(doc, "letter-spacing: 0.01em") || strings.Contains(doc, "zebra") || strings.Contains(doc, "nth-child(even)") {
+		t.Error("modern.css in themesDir did not replace the built-in stylesheet")
+	}
+	// Configuring again without the directory drops the operator themes.
+	if err := configure(t, s, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Themes(), ","); got != "basic,modern" {
+		t.Fatalf("themes after reconfiguring = %s", got)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	if err := New(nil).Health(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
