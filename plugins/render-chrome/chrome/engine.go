@@ -161,7 +161,7 @@ func (e *engine) startLocked() *generation {
 			e.forget(g)
 			return
 		}
-		e.log.Info("browser started", "pid", g.proc.pgid, "took", time.Since(start).Round(time.Millisecond))
+		e.log.Info("browser started", "pid", g.proc.pgid, "took", time.Since(start).Round(time.Millisecond).String())
 		close(g.ready)
 		go e.watch(g)
 	}()
@@ -298,21 +298,35 @@ func (e *engine) give(g *generation, t *tab, ok bool) {
 }
 
 // replaceTab opens a tab in the background so that the next render does not
-// wait for it.
+// wait for it. A browser that cannot open tabs is broken: renders waiting
+// for a tab would wait for nothing, so it is killed and the next render
+// starts another.
 func (e *engine) replaceTab(g *generation) {
-	ctx, cancel := context.WithTimeout(g.proc.ctx, openTabTimeout)
-	defer cancel()
-	t, err := openTab(ctx, g.proc, e.gate, e.cfg.JavaScript)
-	if err != nil {
-		e.mu.Lock()
-		g.live--
-		e.mu.Unlock()
-		if g.proc.alive() {
-			e.log.Warn("open tab failed", "err", err)
+	var err error
+	for attempt := range 3 {
+		if attempt > 0 {
+			time.Sleep(200 * time.Millisecond)
 		}
-		return
+		ctx, cancel := context.WithTimeout(g.proc.ctx, openTabTimeout)
+		var t *tab
+		t, err = openTab(ctx, g.proc, e.gate, e.cfg.JavaScript)
+		cancel()
+		if err == nil {
+			g.idle <- t
+			return
+		}
+		if !g.proc.alive() {
+			break
+		}
 	}
-	g.idle <- t
+	e.mu.Lock()
+	g.live--
+	e.mu.Unlock()
+	if g.proc.alive() {
+		e.log.Error("browser cannot open tabs; killing it", "err", err)
+		e.stats.crashes.Add(1)
+		e.kill(g)
+	}
 }
 
 // maybeCheckMemory replaces the browser when its memory passes the bound,

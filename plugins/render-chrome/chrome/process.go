@@ -89,7 +89,7 @@ func launch(ctx, root context.Context, o launchOptions) (*process, error) {
 		opts = append(opts, chromedp.NoSandbox)
 	}
 	allocCtx, allocCancel := chromedp.NewExecAllocator(root, opts...)
-	logf := func(format string, args ...any) { o.log.Debug("chromium", "msg", fmt.Sprintf(format, args...)) }
+	logf := func(format string, args ...any) { o.log.Debug("chromium", "detail", fmt.Sprintf(format, args...)) }
 	bctx, cancel := chromedp.NewContext(allocCtx,
 		chromedp.WithLogf(logf), chromedp.WithErrorf(logf),
 		chromedp.WithBrowserOption(chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf), chromedp.WithConsolef(logf)))

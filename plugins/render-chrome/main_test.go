@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/mdpress/mdpress/core/papers"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// TestPluginBinary builds the plugin, talks to it over go-plugin as the host
+// does, and checks that its browser dies with it.
+func TestPluginBinary(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/chromium/chromium"); err != nil {
+		if _, err := exec.LookPath("chromium"); err != nil {
+			t.Skip("no Chromium on this machine; install the chromium package")
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "render-chrome")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	client := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  sdkplugin.Handshake,
+		Plugins:          sdkplugin.Map(stage.NameRender),
+		Cmd:              cmd,
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		SyncStderr:       os.Stderr,
+	})
+	t.Cleanup(client.Kill)
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := rpc.Dispense(stage.NameRender)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := raw.(*sdkplugin.Client)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	info, err := p.Configure(ctx, &stage.ConfigureRequest{Config: []byte(`{"tabs":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Info.Name != "render-chrome" {
+		t.Fatalf("info %+v", info.Info)
+	}
+	if err := p.Health(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a4, _ := papers.Lookup("A4")
+	res, err := p.Render(ctx, &stage.RenderRequest{
+		HTML: `<!doctype html><html><head><style>@page { size: A4; margin: 54pt }</style></head><body><h1>Hello</h1></body></html>`,
+		Page: a4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(res.PDF, []byte("%PDF-")) || res.Pages != 1 {
+		t.Fatalf("got %d pages, %q", res.Pages, res.PDF[:min(8, len(res.PDF))])
+	}
+
+	// The host dying without a word must not leave a browser behind.
+	children := childrenOf(cmd.Process.Pid)
+	if len(children) == 0 {
+		t.Fatal("the plugin runs no browser")
+	}
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := 0
+		for _, pid := range children {
+			if alive(pid) {
+				left++
+			}
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d browser processes outlived the plugin", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// childrenOf lists the direct children of pid.
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var kids []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			kids = append(kids, child)
+		}
+	}
+	return kids
+}
+
+// alive reports whether pid runs and is no zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
