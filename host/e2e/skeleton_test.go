@@ -134,6 +134,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	var wg sync.WaitGroup
 	codes := make([]int, inFlight)
 	sizes := make([]int, inFlight)
+	finished := make([]time.Time, inFlight)
 	for i := range inFlight {
 		wg.Add(1)
 		go func() {
@@ -156,9 +157,11 @@ func TestSIGTERMDrains(t *testing.T) {
 				}
 			}
 			codes[i] = resp.StatusCode
+			finished[i] = time.Now()
 		}()
 	}
 	time.Sleep(300 * time.Millisecond) // let the requests reach the pipeline
+	signalled := time.Now()
 	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +177,9 @@ func TestSIGTERMDrains(t *testing.T) {
 	for i, c := range codes {
 		if c != 200 || sizes[i] < 1000 {
 			t.Errorf("in-flight request %d: status %d, %d bytes", i, c, sizes[i])
+		}
+		if !finished[i].After(signalled) {
+			t.Errorf("request %d finished before SIGTERM: the test did not drain anything", i)
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
