@@ -34,7 +34,7 @@ const themeSample = "# Quarterly report\n\n" +
 	"## Figures\n\n" +
 	"| Region | Q1 | Q2 | Change |\n|:--|--:|--:|--:|\n| North | 120 | 138 | +15% |\n| South | 95 | 101 | +6% |\n| West | 143 | 150 | +5% |\n\n" +
 	"### Reproduce\n\n" +
-	"```sh\ncurl -H \"Authorization: Bearer $KEY\" \\\n  -d '{\"markdown\":\"# Hi\",\"theme\":\"basic\"}' \\\n  http://127.0.0.1:8080/v1/pdf/markdown -o hi.pdf\n```\n\n" +
+	"```sh\ncurl -H \"Authorization: Bearer $KEY\" \\\n  -d '{\"markdown\":\"# Hi\",\"pageSize\":\"A5\"}' \\\n  http://127.0.0.1:8080/v1/pdf/markdown -o hi.pdf\n```\n\n" +
 	"1. Pick a theme\n2. Pick a page size\n3. Convert\n"
 
 // themeBackend is the backend that shows themes best: Chromium reads the
