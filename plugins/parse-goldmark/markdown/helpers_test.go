@@ -2,7 +2,9 @@ package markdown
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"testing"
 	"unicode"
 
 	"github.com/yuin/goldmark/text"
@@ -147,3 +149,12 @@ func missingInOrder(want, got []string) string {
 }
 
 func textReader(src []byte) text.Reader { return text.NewReader(src) }
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
