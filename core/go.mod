@@ -7,7 +7,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
@@ -18,9 +17,12 @@ require (
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.61.1 // indirect
 )
 
-require github.com/mdpress/mdpress/sdk v0.0.0
+require (
+	github.com/jackc/pgx/v5 v5.12.0
+	github.com/mdpress/mdpress/sdk v0.0.0
+	modernc.org/sqlite v1.61.1
+)
 
 replace github.com/mdpress/mdpress/sdk => ../sdk
