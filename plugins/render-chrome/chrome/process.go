@@ -32,18 +32,33 @@ type process struct {
 type launchOptions struct {
 	execPath  string
 	proxyAddr string // the blackhole every request that escapes interception meets
-	// bareNetwork leaves out the browser's own network lockdown, so that
-	// tests can prove the Fetch gate alone.
+	// bareNetwork lets loopback bypass the blackhole proxy, so that tests
+	// can prove the Fetch gate alone keeps documents off loopback servers.
 	bareNetwork bool
 	log         *slog.Logger
 }
 
 // chromeFlags keep the browser off the network and quiet. Fetch
-// interception answers every request of a tab; the proxy catches what it
-// cannot see (preconnects, WebSockets, requests of out-of-process frames
-// and workers) and the resolver rule keeps Chromium from resolving names.
+// interception answers every request of a document; everything else goes
+// to the blackhole proxy: what interception cannot see (preconnects,
+// prefetches, WebSockets, out-of-process frames and workers) and the
+// browser's own background requests (component updates, network time,
+// sign-in), which Chromium makes despite the flags that ask it not to. The
+// resolver rule keeps it from resolving any name itself, so not even a DNS
+// query leaves the machine.
 func chromeFlags(o launchOptions) []chromedp.ExecAllocatorOption {
-	flags := []chromedp.ExecAllocatorOption{
+	// Loopback goes through the proxy too ("<-loopback>" removes the
+	// implicit bypass).
+	bypass := "<-loopback>"
+	disable := "Translate,BlinkGenPropertyTrees"
+	if o.bareNetwork {
+		bypass = "127.0.0.1;[::1]"
+		// Chromium's own local network access checks would stop requests
+		// to loopback before the gate is tested.
+		disable += ",LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests"
+	}
+	return []chromedp.ExecAllocatorOption{
+		chromedp.Flag("disable-features", disable),
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true),
@@ -54,17 +69,13 @@ func chromeFlags(o launchOptions) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("no-pings", true),
 		chromedp.Flag("mute-audio", true),
 		chromedp.Flag("hide-scrollbars", true),
-	}
-	if o.bareNetwork {
-		return flags
-	}
-	return append(flags,
 		chromedp.Flag("proxy-server", "http://"+o.proxyAddr),
-		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("proxy-bypass-list", bypass),
+		// The proxy is an address, which the rule must leave alone.
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
-	)
+	}
 }
 
 // launch starts a browser. The browser outlives ctx, which only bounds the
