@@ -136,6 +136,8 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 	if err != nil {
 		return nil, err
 	}
+	// An empty numbering is none: choosing the public default (center) is
+	// the request decoder's business, not the styler's.
 	numbering := req.Numbering
 	if numbering == "" {
 		numbering = stage.NumberingNone
