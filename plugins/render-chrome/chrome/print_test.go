@@ -69,19 +69,44 @@ func TestAllPageSizes(t *testing.T) {
 	})
 }
 
-// TestPageSizeWithoutCSSSize checks that the paper is the requested size
-// even when the document's @page rule names none.
-func TestPageSizeWithoutCSSSize(t *testing.T) {
+// TestPaperWinsOverCSSSize checks that the paper is the requested size
+// whatever size the document's @page rule names, and that the margin boxes
+// still print. Chromium takes the orientation from a CSS size even with
+// preferCSSPageSize off: a landscape rule turns the paper.
+func TestPaperWinsOverCSSSize(t *testing.T) {
 	r := sharedRenderer(t)
 	letter, _ := papers.Lookup("Letter")
-	doc := `<!doctype html><html><head><style>@page { margin: 72pt; }</style></head><body><p>x</p></body></html>`
-	res, err := r.Render(context.Background(), &stage.RenderRequest{HTML: doc, Page: letter})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, pageRule string
+		w, h           float64
+	}{
+		{"no size", "@page { margin: 72pt; @bottom-center { content: counter(page) } }", 612, 792},
+		{"another size", "@page { size: A5; margin: 72pt; @bottom-center { content: counter(page) } }", 612, 792},
+		{"size keyword", "@page { size: letter; margin: 72pt; @bottom-center { content: counter(page) } }", 612, 792},
+		{"landscape", "@page { size: A5 landscape; margin: 72pt; @bottom-center { content: counter(page) } }", 792, 612},
 	}
-	w, h := pdfPageSize(t, pdfInfo(t, res.PDF))
-	if math.Abs(w-612) > 1 || math.Abs(h-792) > 1 {
-		t.Fatalf("page is %.2f x %.2f pt, want 612 x 792", w, h)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			html := `<!doctype html><html><head><style>` + tt.pageRule + `</style></head><body><p>Paper</p></body></html>`
+			res, err := r.Render(context.Background(), &stage.RenderRequest{HTML: html, Page: letter})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, h := pdfPageSize(t, pdfInfo(t, res.PDF))
+			if math.Abs(w-tt.w) > 1 || math.Abs(h-tt.h) > 1 {
+				t.Fatalf("page is %.2f x %.2f pt, want %g x %g", w, h, tt.w, tt.h)
+			}
+			words, _, height := pdfWords(t, res.PDF)
+			numbered := false
+			for _, wd := range words {
+				if wd.text == "1" && wd.yMin > height-72 {
+					numbered = true
+				}
+			}
+			if !numbered {
+				t.Fatalf("no page number in the bottom margin: %+v", words)
+			}
+		})
 	}
 }
 
