@@ -1,0 +1,266 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/plugins/parse-goldmark/markdown"
+	fpdfrender "github.com/mdpress/mdpress/plugins/render-fpdf/render"
+	"github.com/mdpress/mdpress/plugins/style-themes/themes"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// styled runs the parse and style code in process, as the baselines need
+// the very document the pipeline renders.
+func styled(b *testing.B, md string) (*stage.StyleResponse, stage.Document) {
+	b.Helper()
+	ctx := context.Background()
+	p := markdown.New(quiet)
+	if _, err := p.Configure(ctx, &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
+		b.Fatal(err)
+	}
+	parsed, err := p.Parse(ctx, &stage.ParseRequest{Markdown: md})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := themes.New(quiet)
+	if _, err := s.Configure(ctx, &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
+		b.Fatal(err)
+	}
+	a4, _ := papers.Lookup("A4")
+	st, err := s.Style(ctx, &stage.StyleRequest{Document: parsed.Document, Theme: "modern", Page: a4, Numbering: stage.NumberingCenter})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st, parsed.Document
+}
+
+// bareChrome is chromedp and nothing of ours: setDocumentContent and
+// printToPDF on warm tabs.
+type bareChrome struct {
+	tabs chan bareTab
+	path string
+}
+
+type bareTab struct {
+	target *chromedp.Target
+	frame  cdp.FrameID
+}
+
+func chromePath(b *testing.B) string {
+	for _, p := range []string{"/usr/lib/chromium/chromium", "/usr/bin/chromium"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	b.Skip("chromium not installed (apt-get install chromium)")
+	return ""
+}
+
+func allocOptions(path string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.DisableGPU,
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"))
+}
+
+func newBareChrome(b *testing.B, tabs int) *bareChrome {
+	b.Helper()
+	path := chromePath(b)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocOptions(path)...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	b.Cleanup(func() { bcancel(); acancel() })
+	if err := chromedp.Do(bctx); err != nil {
+		b.Fatal(err)
+	}
+	bc := &bareChrome{tabs: make(chan bareTab, tabs), path: path}
+	for range tabs {
+		tctx, _ := chromedp.NewContext(bctx)
+		if err := chromedp.Do(tctx); err != nil {
+			b.Fatal(err)
+		}
+		t := chromedp.FromContext(tctx).Target
+		tree, err := cdp.Call(tctx, t, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bc.tabs <- bareTab{target: t, frame: tree.FrameTree.Frame.ID}
+	}
+	return bc
+}
+
+func printA4(p *page.PrintToPDFParams) {
+	a4, _ := papers.Lookup("A4")
+	w, h := a4.WidthPt/72, a4.HeightPt/72
+	zero := 0.0
+	p.PaperWidth, p.PaperHeight = w, h
+	p.MarginTop, p.MarginBottom, p.MarginLeft, p.MarginRight = &zero, &zero, &zero, &zero
+	p.PrintBackground = new(true)
+}
+
+func (bc *bareChrome) render(ctx context.Context, html string) error {
+	t := <-bc.tabs
+	defer func() { bc.tabs <- t }()
+	if _, err := cdp.Call(ctx, t.target, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: t.frame, HTML: html}); err != nil {
+		return err
+	}
+	_, err := chromedp.PrintToPDF(printA4)(ctx, t.target)
+	return err
+}
+
+// naive starts a browser for the document, the design a tab pool avoids.
+func (bc *bareChrome) naive(html string) error {
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocOptions(bc.path)...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	_, err := chromedp.Run(bctx, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		tree, err := cdp.Call(ctx, t, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := cdp.Call(ctx, t, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: tree.FrameTree.Frame.ID, HTML: html}); err != nil {
+			return nil, err
+		}
+		return chromedp.PrintToPDF(printA4)(ctx, t)
+	})
+	return err
+}
+
+// BenchmarkChromeWarmOnePage: one client, one page, end to end through
+// six plugin processes vs bare chromedp on a warm tab. Target: ratio <= 1.25.
+func BenchmarkChromeWarmOnePage(b *testing.B) {
+	st, _ := styled(b, onePage)
+	bare := newBareChrome(b, 1)
+	h := startHost(b, "chrome")
+	ctx := context.Background()
+	for range 5 {
+		_, _ = h.convert(ctx, onePage)
+		_ = bare.render(ctx, st.HTML)
+	}
+	var ours, theirs time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := h.convert(ctx, onePage); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if err := bare.render(ctx, st.HTML); err != nil {
+			b.Fatal(err)
+		}
+		ours += mid.Sub(start)
+		theirs += time.Since(mid)
+	}
+	n := float64(b.N)
+	b.ReportMetric(ours.Seconds()*1000/n, "e2e-ms/doc")
+	b.ReportMetric(theirs.Seconds()*1000/n, "bare-ms/doc")
+	b.ReportMetric(ours.Seconds()/theirs.Seconds(), "e2e/bare")
+}
+
+// BenchmarkChromeThroughput4Clients: four clients, end to end vs bare
+// chromedp with the same number of tabs (render-chrome's default, one per
+// core), and vs a browser per document. Targets: e2e/bare >= 0.8,
+// e2e/naive >= 10.
+func BenchmarkChromeThroughput4Clients(b *testing.B) {
+	const clients, batch = 4, 24
+	st, _ := styled(b, onePage)
+	tabs := max(2, runtimeCPUs())
+	bare := newBareChrome(b, tabs)
+	h := startHost(b, "chrome")
+	ctx := context.Background()
+	ourJob := func() error { _, err := h.convert(ctx, onePage); return err }
+	bareJob := func() error { return bare.render(ctx, st.HTML) }
+	naiveJob := func() error { return bare.naive(st.HTML) }
+	throughput(b, clients, batch, ourJob)
+	throughput(b, clients, batch, bareJob)
+	var ours, theirs, naive time.Duration
+	naiveDocs := 0
+	for b.Loop() {
+		ours += throughput(b, clients, batch, ourJob)
+		theirs += throughput(b, clients, batch, bareJob)
+		naive += throughput(b, clients, clients, naiveJob)
+		naiveDocs += clients
+	}
+	docs := float64(b.N * batch)
+	b.ReportMetric(docs/ours.Seconds(), "e2e-docs/s")
+	b.ReportMetric(docs/theirs.Seconds(), "bare-docs/s")
+	b.ReportMetric(float64(naiveDocs)/naive.Seconds(), "naive-docs/s")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "e2e/bare")
+	b.ReportMetric((docs/ours.Seconds())/(float64(naiveDocs)/naive.Seconds()), "e2e/naive")
+}
+
+// BenchmarkFpdfTenPages: one client, ten pages, end to end through six
+// plugin processes vs render-fpdf's layout called in process on the same
+// tree. Target: in-process/e2e >= 0.7 (e2e at least 0.7x as fast).
+func BenchmarkFpdfTenPages(b *testing.B) {
+	md := tenPages()
+	st, doc := styled(b, md)
+	r := fpdfrender.New(quiet)
+	ctx := context.Background()
+	if _, err := r.Configure(ctx, &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
+		b.Fatal(err)
+	}
+	a4, _ := papers.Lookup("A4")
+	req := &stage.RenderRequest{HTML: st.HTML, Document: doc, Tokens: st.Tokens, Page: a4, Numbering: stage.NumberingCenter}
+	h := startHost(b, "fpdf")
+	pages := 0
+	for range 5 {
+		_, _ = h.convert(ctx, md)
+		resp, err := r.Render(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = resp.Pages
+	}
+	var ours, theirs time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := h.convert(ctx, md); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := r.Render(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		ours += mid.Sub(start)
+		theirs += time.Since(mid)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(pages), "pages")
+	b.ReportMetric(ours.Seconds()*1000/n, "e2e-ms/doc")
+	b.ReportMetric(theirs.Seconds()*1000/n, "inproc-ms/doc")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/e2e")
+}
+
+// BenchmarkFpdfVsChromeOnePage: four clients, one page, end to end on
+// both backends at once. Target: fpdf/chrome >= 10.
+func BenchmarkFpdfVsChromeOnePage(b *testing.B) {
+	const clients, batch = 4, 24
+	chromePath(b)
+	fp := startHost(b, "fpdf")
+	ch := startHost(b, "chrome")
+	ctx := context.Background()
+	fpJob := func() error { _, err := fp.convert(ctx, onePage); return err }
+	chJob := func() error { _, err := ch.convert(ctx, onePage); return err }
+	throughput(b, clients, batch, fpJob)
+	throughput(b, clients, batch, chJob)
+	var f, c time.Duration
+	for b.Loop() {
+		f += throughput(b, clients, batch*5, fpJob)
+		c += throughput(b, clients, batch, chJob)
+	}
+	fps := float64(b.N*batch*5) / f.Seconds()
+	cps := float64(b.N*batch) / c.Seconds()
+	b.ReportMetric(fps, "fpdf-docs/s")
+	b.ReportMetric(cps, "chrome-docs/s")
+	b.ReportMetric(fps/cps, "fpdf/chrome")
+}

@@ -1,0 +1,14 @@
+// Package bench holds the end-to-end benchmarks that `make bench` prints:
+// the real mdpress binary over all six plugin processes, measured against a
+// baseline in the same run and interleaved with it, so the noise of a shared
+// machine hits both alike. Figures are ratios:
+//
+//   - chrome, 1 page, one client: end-to-end vs bare chromedp printToPDF on a warm tab
+//   - chrome, 4 clients: end-to-end throughput vs bare chromedp with the same tab count,
+//     and vs a browser process per document
+//   - fpdf, 10 pages: end-to-end vs the layout code called in process
+//   - fpdf vs chrome, 1 page, 4 clients: end-to-end throughput of each
+//
+// It needs the binaries (MDPRESS_BIN_DIR=bin, as `make bench` sets, or it
+// builds them) and, for the chrome figures, Debian's chromium.
+package bench

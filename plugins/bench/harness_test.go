@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	binDir = os.Getenv("MDPRESS_BIN_DIR")
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "mdpress-bench-bin-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+		if err := build(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		binDir = dir
+	}
+	code := m.Run()
+	os.Exit(code)
+}
+
+func build(dir string) error {
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "mdpress"), "github.com/mdpress/mdpress/host/cmd/mdpress").CombinedOutput(); err != nil {
+		return fmt.Errorf("build mdpress: %v\n%s", err, out)
+	}
+	args := []string{"build", "-o", filepath.Join(dir, "plugins") + "/"}
+	for _, p := range []string{"auth-apikey", "meter-credits", "parse-goldmark", "style-themes", "render-chrome", "render-fpdf", "sink-disk"} {
+		args = append(args, "github.com/mdpress/mdpress/plugins/"+p)
+	}
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("build plugins: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// host is a running `mdpress serve` with one pro account.
+type host struct {
+	url    string
+	key    string
+	client *http.Client
+}
+
+func startHost(b *testing.B, backend string) *host {
+	b.Helper()
+	if _, err := os.Stat(filepath.Join(binDir, "mdpress")); err != nil {
+		b.Fatalf("no mdpress binary in %s (make build)", binDir)
+	}
+	data := b.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	env := append(os.Environ(), "MDPRESS_LOG_LEVEL=warn")
+	acct := exec.Command(filepath.Join(binDir, "mdpress"), "accounts", "create", "--plan", "pro", "--credits", "100000000", "--json", "--data-dir", data)
+	acct.Env = env
+	out, err := acct.Output()
+	if err != nil {
+		b.Fatalf("accounts create: %v", err)
+	}
+	var a struct{ APIKey string }
+	if err := json.Unmarshal(out, &a); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "serve", "--addr", addr, "--data-dir", data,
+		"--plugin-dir", filepath.Join(binDir, "plugins"), "--backend", backend)
+	cmd.Env = env
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	h := &host{url: "http://" + addr, key: a.APIKey, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(h.url + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return h
+			}
+		}
+	}
+	b.Fatalf("host not ready:\n%s", logs.String())
+	return nil
+}
+
+// convert posts Markdown and returns the PDF's size.
+func (h *host) convert(ctx context.Context, md string) (int, error) {
+	body, _ := json.Marshal(map[string]string{"markdown": md, "pageNumeration": "center"})
+	req, _ := http.NewRequestWithContext(ctx, "POST", h.url+"/v1/pdf/markdown", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+h.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != 200 {
+		return 0, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return int(n), err
+}
+
+// throughput runs batch jobs over clients workers and returns the time.
+func throughput(b *testing.B, clients, batch int, job func() error) time.Duration {
+	start := time.Now()
+	jobs := make(chan struct{}, batch)
+	for range batch {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for range jobs {
+				if err := job(); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// onePage is a short document; tenPages fills about ten A4 pages.
+const onePage = "# Report\n\nOne page of text for the benchmark, with **bold** and `code`.\n"
+
+func tenPages() string {
+	var sb strings.Builder
+	sb.WriteString("# Quarterly report\n\n")
+	for i := range 28 {
+		fmt.Fprintf(&sb, "## Section %d\n\nThis paragraph describes the results of section %d in some detail, so that the page fills with ordinary prose the way a real report would. It has **bold** words, _italic_ words and a [link](https://example.com).\n\n- first point\n- second point\n- third point\n\n| metric | value |\n|---|---:|\n| revenue | %d |\n| cost | %d |\n\n", i+1, i+1, 1000+i, 500+i)
+	}
+	return sb.String()
+}
