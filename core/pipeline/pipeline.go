@@ -208,6 +208,12 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 		}
 		return e
 	}); err != nil {
+		if c := stage.CodeOf(err); c == stage.CodeNotFound || c == stage.CodeGone {
+			// Paid for, but the kept copy is gone (expired, or another
+			// replica's local disk): say so rather than a bare 404.
+			return nil, stage.Wrap(stage.CodeInvalid, err,
+				"the result of this Idempotency-Key is no longer available; send the request with a new key")
+		}
 		return nil, err
 	}
 	defer body.Close()

@@ -148,3 +148,17 @@ func TestFilename(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayOfLostResultIsClear(t *testing.T) {
+	f := &lostSink{fakes: fakes{replay: &stage.Replay{Result: `{"fileId":"gone"}`}}}
+	_, err := New(nil).Run(context.Background(), Stages{Meter: f, Parser: f, Styler: f, Renderer: f, Sink: f}, Job{IdempotencyKey: "k"})
+	if stage.CodeOf(err) != stage.CodeInvalid || !strings.Contains(stage.SafeMessage(err), "new key") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type lostSink struct{ fakes }
+
+func (l *lostSink) Open(context.Context, *stage.OpenRequest) (*stage.OpenResponse, error) {
+	return nil, stage.Errorf(stage.CodeNotFound, "no such file")
+}
