@@ -4,7 +4,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -345,15 +344,6 @@ func backends(t *testing.T) []string {
 		out = append(out, "chrome")
 	} else {
 		t.Log("chromium not installed: the chrome backend cases are skipped (apt-get install chromium)")
-	}
-	return out
-}
-
-func scanLines(s string) []string {
-	var out []string
-	sc := bufio.NewScanner(strings.NewReader(s))
-	for sc.Scan() {
-		out = append(out, sc.Text())
 	}
 	return out
 }

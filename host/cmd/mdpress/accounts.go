@@ -99,7 +99,7 @@ func newAccounts(g *globals) *cobra.Command {
 		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			n, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil {
-				return fmt.Errorf("N must be a whole number: %q", args[1])
+				return fmt.Errorf("credit amount must be a whole number: %q", args[1])
 			}
 			a, err := st.Credit(ctx, args[0], n, reason)
 			if err != nil {
