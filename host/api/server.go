@@ -72,6 +72,11 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		m.ObserveStage(name, stages.Plugin(name), d, err)
 	})
 	r := mux.NewRouter()
+	// mux would answer an unclean path with a 301 to its cleaned form,
+	// decoding %2f on the way: /v1/files/..%2f..%2fetc%2fpasswd became a
+	// redirect to /etc/passwd. An id that is not one is a 404, like any
+	// other unknown path.
+	r.SkipClean(true)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFound())
 	})
