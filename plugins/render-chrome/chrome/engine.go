@@ -3,6 +3,7 @@ package chrome
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ var (
 	// may try the next one.
 	errGone   = errors.New("browser gone")
 	errClosed = errors.New("renderer closed")
+	errLaunch = errors.New("browser did not start")
 )
 
 const (
@@ -157,6 +159,7 @@ func (e *engine) startLocked() *generation {
 		g.proc, g.err = launch(ctx, e.root, e.launchOp)
 		if g.err != nil {
 			e.log.Error("browser start failed", "err", g.err)
+			g.err = fmt.Errorf("%w: %w", errLaunch, g.err)
 			close(g.ready)
 			e.forget(g)
 			return
@@ -211,122 +214,6 @@ func (e *engine) forget(g *generation) {
 	e.mu.Lock()
 	delete(e.gens, g)
 	e.mu.Unlock()
-}
-
-// take returns a tab of g for one render.
-func (e *engine) take(ctx context.Context, g *generation) (*tab, error) {
-	e.mu.Lock()
-	if g.isRetired() || !g.proc.alive() {
-		e.mu.Unlock()
-		return nil, errGone
-	}
-	g.active++
-	select {
-	case t := <-g.idle:
-		e.mu.Unlock()
-		return t, nil
-	default:
-	}
-	if g.live < e.cfg.Tabs {
-		g.live++
-		e.mu.Unlock()
-		t, err := openTab(ctx, g.proc, e.gate, e.cfg.JavaScript)
-		if err != nil {
-			e.mu.Lock()
-			g.live--
-			e.mu.Unlock()
-			e.done(g)
-			return nil, err
-		}
-		return t, nil
-	}
-	e.mu.Unlock()
-	// Every tab is in use by a render or on its way: one comes back soon.
-	select {
-	case t := <-g.idle:
-		return t, nil
-	case <-ctx.Done():
-		e.done(g)
-		return nil, ctx.Err()
-	case <-g.retired:
-		e.done(g)
-		return nil, errGone
-	}
-}
-
-// done ends a render's hold on g without a tab to give back.
-func (e *engine) done(g *generation) {
-	e.mu.Lock()
-	g.active--
-	drain := g.isRetired() && g.active == 0
-	e.mu.Unlock()
-	if drain {
-		go e.kill(g)
-	}
-}
-
-// give returns a tab after a render. A tab that failed, timed out or served
-// its quota is closed and replaced, never reused: it may still be busy.
-func (e *engine) give(g *generation, t *tab, ok bool) {
-	e.mu.Lock()
-	g.active--
-	healthy := !g.isRetired() && g.proc.alive()
-	reuse := ok && healthy && t.renders < e.cfg.RecycleAfter
-	replace := false
-	if !reuse {
-		g.live--
-		if healthy && g.live < e.cfg.Tabs {
-			g.live++
-			replace = true
-		}
-	}
-	drain := g.isRetired() && g.active == 0
-	e.mu.Unlock()
-
-	if reuse {
-		g.idle <- t
-	} else {
-		e.stats.recycled.Add(1)
-		go t.close()
-	}
-	if replace {
-		go e.replaceTab(g)
-	}
-	if drain {
-		go e.kill(g)
-	}
-}
-
-// replaceTab opens a tab in the background so that the next render does not
-// wait for it. A browser that cannot open tabs is broken: renders waiting
-// for a tab would wait for nothing, so it is killed and the next render
-// starts another.
-func (e *engine) replaceTab(g *generation) {
-	var err error
-	for attempt := range 3 {
-		if attempt > 0 {
-			time.Sleep(200 * time.Millisecond)
-		}
-		ctx, cancel := context.WithTimeout(g.proc.ctx, openTabTimeout)
-		var t *tab
-		t, err = openTab(ctx, g.proc, e.gate, e.cfg.JavaScript)
-		cancel()
-		if err == nil {
-			g.idle <- t
-			return
-		}
-		if !g.proc.alive() {
-			break
-		}
-	}
-	e.mu.Lock()
-	g.live--
-	e.mu.Unlock()
-	if g.proc.alive() {
-		e.log.Error("browser cannot open tabs; killing it", "err", err)
-		e.stats.crashes.Add(1)
-		e.kill(g)
-	}
 }
 
 // maybeCheckMemory replaces the browser when its memory passes the bound,

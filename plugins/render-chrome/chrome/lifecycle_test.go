@@ -290,6 +290,7 @@ func TestConfigureErrors(t *testing.T) {
 	}{
 		{"unknown key", `{"tab":1}`, stage.CodeInvalid},
 		{"missing binary", `{"chromePath":"/nonexistent/chromium"}`, stage.CodeUnavailable},
+		{"binary that is no browser", `{"chromePath":"/bin/false"}`, stage.CodeUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

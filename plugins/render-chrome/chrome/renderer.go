@@ -242,6 +242,8 @@ func (r *Renderer) failure(ctx context.Context, g *generation, err error) error 
 		return stage.Wrap(stage.CodeUnavailable, err, "rendering was canceled")
 	case errors.Is(err, errClosed):
 		return stage.Wrap(stage.CodeUnavailable, err, "the renderer is shutting down")
+	case errors.Is(err, errLaunch):
+		return stage.Wrap(stage.CodeUnavailable, err, "the browser could not start; try again")
 	case g != nil && !g.proc.alive():
 		r.log.Warn("render failed: browser gone", "err", err)
 		return stage.Wrap(stage.CodeUnavailable, err, "the browser stopped while rendering; try again")
