@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -24,6 +25,9 @@ type Stages struct {
 	Styler   stage.Styler
 	Renderer stage.Renderer
 	Sink     stage.Sink
+	// RendererCaps are the renderer's declared capabilities; they decide
+	// which of HTML and the document tree it is sent.
+	RendererCaps []string
 }
 
 // Observer is told the outcome of every stage call; the host records it as
@@ -151,12 +155,20 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job) (*Result, er
 	}); err != nil {
 		return nil, err
 	}
+	rreq := &stage.RenderRequest{
+		HTML: styled.HTML, Document: parsed.Document, Tokens: styled.Tokens,
+		Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
+	}
+	html, tree := slices.Contains(st.RendererCaps, stage.CapReadsHTML), slices.Contains(st.RendererCaps, stage.CapReadsTree)
+	switch {
+	case html && !tree:
+		rreq.Document.Root = nil
+	case tree && !html:
+		rreq.HTML = ""
+	}
 	var rendered *stage.RenderResponse
 	if err := p.call(stage.NameRender, func() (e error) {
-		rendered, e = st.Renderer.Render(ctx, &stage.RenderRequest{
-			HTML: styled.HTML, Document: parsed.Document, Tokens: styled.Tokens,
-			Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
-		})
+		rendered, e = st.Renderer.Render(ctx, rreq)
 		return e
 	}); err != nil {
 		return nil, err

@@ -19,8 +19,9 @@ type fakes struct {
 	renderErr error
 	pdf       []byte
 	replay    *stage.Replay
-	committed string
-	stored    []byte
+	committed  string
+	stored     []byte
+	lastRender *stage.RenderRequest
 }
 
 func (f *fakes) Reserve(_ context.Context, r *stage.ReserveRequest) (*stage.ReserveResponse, error) {
@@ -44,14 +45,15 @@ func (f *fakes) Account(context.Context, *stage.AccountRequest) (*stage.AccountR
 }
 func (f *fakes) Parse(_ context.Context, r *stage.ParseRequest) (*stage.ParseResponse, error) {
 	f.calls = append(f.calls, "parse")
-	return &stage.ParseResponse{Document: stage.Document{Title: "Report / Q1"}}, nil
+	return &stage.ParseResponse{Document: stage.Document{Title: "Report / Q1", Root: &stage.Node{Kind: stage.KindDocument}}}, nil
 }
 func (f *fakes) Style(context.Context, *stage.StyleRequest) (*stage.StyleResponse, error) {
 	f.calls = append(f.calls, "style")
 	return &stage.StyleResponse{HTML: "<html>"}, nil
 }
-func (f *fakes) Render(context.Context, *stage.RenderRequest) (*stage.RenderResponse, error) {
+func (f *fakes) Render(_ context.Context, r *stage.RenderRequest) (*stage.RenderResponse, error) {
 	f.calls = append(f.calls, "render")
+	f.lastRender = r
 	if f.renderErr != nil {
 		return nil, f.renderErr
 	}
@@ -161,4 +163,26 @@ type lostSink struct{ fakes }
 
 func (l *lostSink) Open(context.Context, *stage.OpenRequest) (*stage.OpenResponse, error) {
 	return nil, stage.Errorf(stage.CodeNotFound, "no such file")
+}
+
+func TestRendererGetsOnlyWhatItReads(t *testing.T) {
+	for _, tt := range []struct {
+		caps           []string
+		wantHTML, tree bool
+	}{
+		{nil, true, true},
+		{[]string{stage.CapReadsHTML, stage.CapCSS}, true, false},
+		{[]string{stage.CapReadsTree}, false, true},
+		{[]string{stage.CapReadsHTML, stage.CapReadsTree}, true, true},
+	} {
+		f := &fakes{pdf: []byte("%PDF")}
+		st := stagesOf(f)
+		st.RendererCaps = tt.caps
+		if _, err := New(nil).Run(context.Background(), st, Job{}); err != nil {
+			t.Fatal(err)
+		}
+		if (f.lastRender.HTML != "") != tt.wantHTML || (f.lastRender.Document.Root != nil) != tt.tree {
+			t.Errorf("caps %v: html %v tree %v", tt.caps, f.lastRender.HTML != "", f.lastRender.Document.Root != nil)
+		}
+	}
 }

@@ -124,6 +124,7 @@ func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
 			st.Styler = c
 		case stage.NameRender:
 			st.Renderer = c
+			st.RendererCaps = s.stages.Capabilities(stage.NameRender)
 		case stage.NameSink:
 			st.Sink = c
 		}

@@ -24,8 +24,9 @@ type noStages struct{}
 func (noStages) Client(context.Context, string) (*sdkplugin.Client, error) {
 	return nil, errors.New("no stages in this test")
 }
-func (noStages) Plugin(string) string { return "none" }
-func (noStages) Ready() error         { return nil }
+func (noStages) Plugin(string) string         { return "none" }
+func (noStages) Ready() error                 { return nil }
+func (noStages) Capabilities(string) []string { return nil }
 
 // TestRoutes: unknown paths answer a JSON 404 and known API paths with the
 // wrong method a JSON 405, even with the dashboard mounted at /, which

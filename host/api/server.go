@@ -25,6 +25,8 @@ import (
 type Stages interface {
 	Client(ctx context.Context, stageName string) (*sdkplugin.Client, error)
 	Plugin(stageName string) string
+	// Capabilities are what the stage's plugin declared in Configure.
+	Capabilities(stageName string) []string
 	Ready() error
 }
 

@@ -130,6 +130,19 @@ func (s *Supervisor) Plugin(stageName string) string {
 	return ""
 }
 
+// Capabilities returns what a stage's plugin declared in Configure.
+func (s *Supervisor) Capabilities(stageName string) []string {
+	s.mu.RLock()
+	sl := s.slots[stageName]
+	s.mu.RUnlock()
+	if sl == nil {
+		return nil
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	return sl.info.Capabilities
+}
+
 // Info returns what each plugin reported from Configure, by stage.
 func (s *Supervisor) Info() map[string]stage.Info {
 	s.mu.RLock()

@@ -66,7 +66,14 @@ type Info struct {
 
 // Capability names.
 const (
-	CapCSS = "css" // renderer applies CSS from the styled HTML
+	// CapCSS: the renderer applies CSS from the styled HTML.
+	CapCSS = "css"
+	// CapReadsHTML and CapReadsTree say which input a renderer lays out.
+	// A renderer that declares only one of them is sent only that one
+	// (RenderRequest.HTML, or Document.Root), which saves encoding the
+	// other across the process boundary; declaring neither gets both.
+	CapReadsHTML = "reads-html"
+	CapReadsTree = "reads-tree"
 )
 
 // Plan is an operator-defined subscription plan.

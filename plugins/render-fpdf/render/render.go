@@ -76,7 +76,7 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 	r.closed = false
 	r.mu.Unlock()
 	r.log.Info("render-fpdf configured", "compress", cfg.Compress, "maxPages", cfg.MaxPages)
-	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version}}, nil
+	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version, Capabilities: []string{stage.CapReadsTree}}}, nil
 }
 
 // Health reports whether the fonts are loaded.
