@@ -65,17 +65,45 @@ func (n *Node) Walk(fn func(*Node) bool) {
 	}
 }
 
-// PlainText returns the concatenated text of n's subtree.
+// PlainText returns the text of n's subtree: the text of inline nodes as
+// written, breaks as spaces, and one space between blocks, so words of
+// adjacent paragraphs, cells or items never run together.
 func (n *Node) PlainText() string {
 	var b []byte
+	space := func() {
+		if len(b) > 0 && b[len(b)-1] != ' ' {
+			b = append(b, ' ')
+		}
+	}
 	n.Walk(func(m *Node) bool {
 		switch m.Kind {
 		case KindText, KindCodeSpan:
 			b = append(b, m.Text...)
 		case KindSoftBreak, KindHardBreak:
 			b = append(b, ' ')
+		case KindCodeBlock:
+			space()
+			b = append(b, m.Text...)
+		default:
+			if m.IsBlock() {
+				space()
+			}
 		}
 		return true
 	})
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
 	return string(b)
+}
+
+// IsBlock reports whether n is a block node (as opposed to inline).
+func (n *Node) IsBlock() bool {
+	switch n.Kind {
+	case KindDocument, KindHeading, KindParagraph, KindBlockquote, KindList, KindListItem, KindCodeBlock,
+		KindHTMLBlock, KindThematicBreak, KindTable, KindTableHead, KindTableRow, KindTableCell,
+		KindFootnotes, KindFootnote:
+		return true
+	}
+	return false
 }

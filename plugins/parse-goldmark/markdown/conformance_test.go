@@ -13,7 +13,6 @@ import (
 func TestConformance(t *testing.T) {
 	t.Run("lifecycle", func(t *testing.T) { plugintest.Lifecycle(t, New(nil)) })
 	t.Run("in process", func(t *testing.T) {
-		skipIfKitExpectsBlockSpaces(t)
 		plugintest.Parser(t, New(nil), plugintest.Config{})
 	})
 
@@ -33,7 +32,6 @@ func TestConformance(t *testing.T) {
 		}
 		c := plugintest.Launch(t, bin, stage.NameParse, plugintest.Config{})
 		t.Run("kit", func(t *testing.T) {
-			skipIfKitExpectsBlockSpaces(t)
 			plugintest.Parser(t, c, plugintest.Config{Configured: true})
 		})
 
@@ -56,22 +54,4 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	})
-}
-
-// skipIfKitExpectsBlockSpaces skips the kit's parser check while it
-// expects the tree text "Title here Some bold text. Second" from
-// stage.Node.PlainText, which joins the texts of blocks with nothing
-// between them ("Title hereSome bold text.Second"). The kit and the
-// contract disagree; a parser cannot satisfy the kit without inventing
-// text. The rest of the kit's checks (title, outline, HTML, a cancelled
-// context) are made by this package's own tests.
-func skipIfKitExpectsBlockSpaces(t *testing.T) {
-	t.Helper()
-	two := &stage.Node{Kind: stage.KindDocument, Children: []*stage.Node{
-		{Kind: stage.KindParagraph, Children: []*stage.Node{{Kind: stage.KindText, Text: "a"}}},
-		{Kind: stage.KindParagraph, Children: []*stage.Node{{Kind: stage.KindText, Text: "b"}}},
-	}}
-	if two.PlainText() == "ab" {
-		t.Skip("sdk/plugintest.Parser expects block texts separated by spaces, stage.Node.PlainText does not separate them")
-	}
 }

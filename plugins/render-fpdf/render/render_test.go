@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,8 +117,8 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Info.Name != "render-fpdf" || len(resp.Info.Capabilities) != 0 {
-		t.Errorf("info %+v: no CSS capability expected", resp.Info)
+	if resp.Info.Name != "render-fpdf" || !slices.Equal(resp.Info.Capabilities, []string{stage.CapReadsTree}) {
+		t.Errorf("info %+v: want only the reads-tree capability (no CSS)", resp.Info)
 	}
 	if err := r.Health(context.Background()); err != nil {
 		t.Errorf("Health after Configure: %v", err)
