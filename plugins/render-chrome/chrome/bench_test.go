@@ -46,7 +46,7 @@ func newBareBrowser(b *testing.B, tabs int) *bareBrowser {
 		b.Skipf("no Chromium: %v", err)
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), bareOptions(path)...)
-	bctx, bcancel := chromedp.NewContext(actx)
+	bctx, bcancel := chromedp.NewContext(actx, quiet())
 	if err := chromedp.Do(bctx); err != nil {
 		b.Fatal(err)
 	}
@@ -72,6 +72,16 @@ func newBareBrowser(b *testing.B, tabs int) *bareBrowser {
 func bareOptions(path string) []chromedp.ExecAllocatorOption {
 	return append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.DisableGPU,
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"))
+}
+
+// quiet keeps chromedp's complaints out of the benchmark lines.
+func quiet() chromedp.ContextOption {
+	nop := func(string, ...any) {}
+	return func(c *chromedp.Context) {
+		chromedp.WithLogf(nop)(c)
+		chromedp.WithErrorf(nop)(c)
+		chromedp.WithBrowserOption(chromedp.WithBrowserLogf(nop), chromedp.WithBrowserErrorf(nop))(c)
+	}
 }
 
 func (bb *bareBrowser) render(ctx context.Context, html string, size stage.PageSize) ([]byte, error) {
@@ -170,7 +180,7 @@ func BenchmarkNaiveProcessPerDocument(b *testing.B) {
 	a4, _ := papers.Lookup("A4")
 	for b.Loop() {
 		actx, acancel := chromedp.NewExecAllocator(context.Background(), bareOptions(path)...)
-		bctx, bcancel := chromedp.NewContext(actx)
+		bctx, bcancel := chromedp.NewContext(actx, quiet())
 		_, err := chromedp.Run(bctx, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
 			tree, err := cdp.Call(ctx, t, page.GetFrameTree, cdp.Empty{})
 			if err != nil {

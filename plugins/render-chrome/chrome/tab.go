@@ -65,6 +65,14 @@ func (t *tab) setup(g *gate) error {
 		return fmt.Errorf("frame tree: %w", err)
 	}
 	t.frame = tree.FrameTree.Frame.ID
+	// chromedp turns on domains for its queries; this tab makes none, and
+	// the network and DOM agents keep every document's resources and nodes
+	// for a debugger that never asks.
+	for _, method := range []string{"Network.disable", "CSS.disable", "DOM.disable", "Log.disable", "Inspector.disable"} {
+		if err := t.target.Call(t.ctx, method, nil, nil); err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+	}
 	if !t.js {
 		// Holds for every later document of this tab.
 		if _, err := cdp.Call(t.ctx, t.target, emulation.SetScriptExecutionDisabled,
