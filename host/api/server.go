@@ -18,7 +18,6 @@ import (
 	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/host/metrics"
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
-	"github.com/mdpress/mdpress/sdk/stage"
 )
 
 // Stages gives handlers the live plugin clients; the supervisor implements it.
@@ -155,7 +154,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		lvl = slog.LevelError
 	}
 	s.log.Log(r.Context(), lvl, "request failed", "requestId", requestID(r.Context()),
-		"status", e.Status, "code", stage.CodeOf(err).String(), "err", err)
+		"status", e.Status, "error", e.Body.Message, "err", err)
 	writeError(w, e)
 }
 
