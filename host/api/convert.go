@@ -63,6 +63,12 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
 	defer cancel()
+	release, err := s.admit.enter(ctx)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
 	stages, err := s.pipelineStages(ctx)
 	if err != nil {
 		s.fail(w, r, err)

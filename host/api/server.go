@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -31,10 +32,14 @@ type Stages interface {
 
 // Options are the limits and settings the handlers enforce.
 type Options struct {
-	PublicURL            string
-	MaxBodyBytes         int64
-	MaxHostedBytes       int64
-	RequestTimeout       time.Duration
+	PublicURL      string
+	MaxBodyBytes   int64
+	MaxHostedBytes int64
+	RequestTimeout time.Duration
+	// MaxConcurrent conversions run at once; up to Queue more wait for a
+	// slot, and past that the API answers 429.
+	MaxConcurrent        int
+	Queue                int
 	CreditsPerConversion int64
 	WatermarkText        string
 	MinTTL               time.Duration // hosted files live at least this long
@@ -57,6 +62,7 @@ type Server struct {
 	metrics *metrics.Metrics
 	pipe    *pipeline.Pipeline
 	limiter *limiter
+	admit   *admission
 	router  *mux.Router
 }
 
@@ -68,7 +74,14 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	if opt.MinTTL == 0 {
 		opt.MinTTL = 7 * 24 * time.Hour
 	}
-	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now)}
+	if opt.MaxConcurrent <= 0 {
+		opt.MaxConcurrent = 2 * runtime.NumCPU()
+	}
+	if opt.Queue <= 0 {
+		opt.Queue = 128
+	}
+	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now),
+		admit: newAdmission(opt.MaxConcurrent, opt.Queue)}
 	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {
 		m.ObserveStage(name, stages.Plugin(name), d, err)
 	})

@@ -61,6 +61,8 @@ type Server struct {
 	MaxBodyBytes    int64         `yaml:"maxBodyBytes"`
 	RequestTimeout  time.Duration `yaml:"requestTimeout"`
 	ShutdownTimeout time.Duration `yaml:"shutdownTimeout"`
+	MaxConcurrent   int           `yaml:"maxConcurrent"`
+	Queue           int           `yaml:"queue"`
 }
 
 type Accounts struct {
