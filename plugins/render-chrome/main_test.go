@@ -31,24 +31,7 @@ func TestPluginBinary(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin)
-	client := goplugin.NewClient(&goplugin.ClientConfig{
-		HandshakeConfig:  sdkplugin.Handshake,
-		Plugins:          sdkplugin.Map(stage.NameRender),
-		Cmd:              cmd,
-		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		SyncStderr:       os.Stderr,
-	})
-	t.Cleanup(client.Kill)
-	rpc, err := client.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := rpc.Dispense(stage.NameRender)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := raw.(*sdkplugin.Client)
+	p, cmd := startCmd(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -98,6 +81,49 @@ func TestPluginBinary(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+
+	// The killed plugin could not remove its browser profile; the next
+	// plugin to start does.
+	stale, _ := filepath.Glob(filepath.Join(os.TempDir(), "mdpress-chrome-"+strconv.Itoa(cmd.Process.Pid)+"-*"))
+	if len(stale) == 0 {
+		t.Fatal("no profile of the killed plugin to clean up")
+	}
+	next := start(t, bin)
+	if _, err := next.Configure(ctx, &stage.ConfigureRequest{Config: []byte(`{"tabs":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range stale {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("profile %s of the dead plugin is still there", dir)
+		}
+	}
+}
+
+// startCmd launches the plugin binary as the host does.
+func startCmd(t *testing.T, bin string) (*sdkplugin.Client, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin)
+	client := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  sdkplugin.Handshake,
+		Plugins:          sdkplugin.Map(stage.NameRender),
+		Cmd:              cmd,
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+	})
+	t.Cleanup(client.Kill)
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := rpc.Dispense(stage.NameRender)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw.(*sdkplugin.Client), cmd
+}
+
+func start(t *testing.T, bin string) *sdkplugin.Client {
+	p, _ := startCmd(t, bin)
+	return p
 }
 
 // childrenOf lists the direct children of pid.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/chromedp/cdproto/browser"
@@ -78,10 +79,34 @@ func chromeFlags(o launchOptions) []chromedp.ExecAllocatorOption {
 	}
 }
 
+// profilePrefix starts the name of every browser profile directory; the
+// plugin's pid follows, so that a later plugin can tell a dead one's.
+const profilePrefix = "mdpress-chrome-"
+
+// sweepProfiles removes the profiles of plugins that are gone: a plugin
+// killed outright (SIGKILL, OOM) cannot remove its own.
+func sweepProfiles(log *slog.Logger) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), profilePrefix+"*"))
+	for _, dir := range dirs {
+		rest := strings.TrimPrefix(filepath.Base(dir), profilePrefix)
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("/proc", pidText)); !errors.Is(err, os.ErrNotExist) {
+			continue // alive, or unknown: leave it
+		}
+		if err := os.RemoveAll(dir); err == nil {
+			log.Info("removed the profile of a dead plugin", "dir", dir)
+		}
+	}
+}
+
 // launch starts a browser. The browser outlives ctx, which only bounds the
 // start; root bounds the browser's life.
 func launch(ctx, root context.Context, o launchOptions) (*process, error) {
-	dataDir, err := os.MkdirTemp("", "mdpress-chrome-")
+	dataDir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", profilePrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("user data dir: %w", err)
 	}

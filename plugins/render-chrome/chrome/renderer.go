@@ -71,6 +71,7 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 	if err != nil {
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: no Chromium found (set chromePath)")
 	}
+	sweepProfiles(r.log)
 	hole, err := newBlackhole()
 	if err != nil {
 		return nil, stage.Wrap(stage.CodeInternal, err, "render-chrome: start")
