@@ -68,7 +68,9 @@ func (f *fakeStages) Open(_ context.Context, req *stage.OpenRequest) (*stage.Ope
 func connect(t *testing.T, stageName string, impl stage.Plugin) *Client {
 	t.Helper()
 	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{stageName: &grpcPlugin{stage: stageName, impl: impl}})
-	t.Cleanup(func() { client.Close(); server.Stop() })
+	// Stop the server first: client.Close would also stop it through
+	// go-plugin's controller, and two Stops race inside go-plugin.
+	t.Cleanup(func() { server.Stop(); client.Close() })
 	raw, err := client.Dispense(stageName)
 	if err != nil {
 		t.Fatal(err)
