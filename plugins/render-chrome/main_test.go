@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mdpress/mdpress/core/papers"
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -39,7 +41,7 @@ func TestPluginBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Info.Name != "render-chrome" {
+	if info.Info.Name != "render-chrome" || !slices.Contains(info.Info.Capabilities, stage.CapReadsHTML) {
 		t.Fatalf("info %+v", info.Info)
 	}
 	if err := p.Health(ctx); err != nil {
@@ -157,4 +159,23 @@ func alive(pid int) bool {
 	s := string(stat)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// TestBinaryConformance runs the SDK's renderer contract against the built
+// binary over go-plugin, as the host would launch it.
+func TestBinaryConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the plugin binary")
+	}
+	if _, err := os.Stat("/usr/lib/chromium/chromium"); err != nil {
+		if _, err := exec.LookPath("chromium"); err != nil {
+			t.Skip("no Chromium on this machine; install the chromium package")
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "render-chrome")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	c := plugintest.Launch(t, bin, stage.NameRender, plugintest.Config{JSON: `{"tabs":1}`})
+	plugintest.Renderer(t, c, plugintest.Config{Configured: true}, "")
 }

@@ -109,7 +109,7 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 	return &stage.ConfigureResponse{Info: stage.Info{
 		Name:         "render-chrome",
 		Version:      Version,
-		Capabilities: []string{stage.CapCSS},
+		Capabilities: []string{stage.CapCSS, stage.CapReadsHTML},
 	}}, nil
 }
 
