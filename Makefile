@@ -33,6 +33,7 @@ test-short:
 # Each module also builds and vets on its own (GOWORK=off), as a plugin
 # author outside this repository sees it.
 modules:
+	@test -z "$$(gofmt -l $(MODULES))" || (echo "gofmt needed:"; gofmt -l $(MODULES); exit 1)
 	@for m in $(MODULES); do (cd $$m && GOWORK=off $(GO) vet ./...) || exit 1; done
 
 bench: build

@@ -15,10 +15,10 @@ import (
 // fakes records calls; function-field fakes for this unit test only (the
 // end-to-end tests in host run the real plugins).
 type fakes struct {
-	calls     []string
-	renderErr error
-	pdf       []byte
-	replay    *stage.Replay
+	calls      []string
+	renderErr  error
+	pdf        []byte
+	replay     *stage.Replay
 	committed  string
 	stored     []byte
 	lastRender *stage.RenderRequest
