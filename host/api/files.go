@@ -11,6 +11,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/mdpress/mdpress/core/apierr"
+
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -23,83 +25,94 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	rangeHdr := r.Header.Get("Range")
-	offset, length := int64(0), int64(-1)
-	if rangeHdr == "" || r.Method == http.MethodHead {
-		length = -1
-		if r.Method == http.MethodHead {
-			length = 0
-		}
-	} else {
-		length = 0 // metadata first, to resolve the range against the size
+	// A plain GET needs one Open. A HEAD, or a GET with a Range, first
+	// asks for the metadata alone (length 0) to answer or to resolve the
+	// range against the file's size.
+	ranged := r.Method == http.MethodGet && r.Header.Get("Range") != ""
+	length := int64(-1)
+	if r.Method == http.MethodHead || ranged {
+		length = 0
 	}
-	open, err := s.open(r, c, id, offset, length)
+	meta, err := s.open(r, c, id, 0, length)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	defer open.Body.Close()
+	defer meta.Body.Close()
 
+	if meta.ETag != "" && etagMatch(r.Header.Get("If-None-Match"), meta.ETag) {
+		setFileHeaders(w, meta)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if ranged && ifRange(r, meta.ETag) {
+		start, n, ok := parseRange(r.Header.Get("Range"), meta.Size)
+		if !ok {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", meta.Size))
+			writeJSON(w, http.StatusRequestedRangeNotSatisfiable, apierr.Body{
+				Error: "the requested range is not satisfiable", Message: "RangeNotSatisfiable",
+				Hint: fmt.Sprintf("the file has %d bytes", meta.Size)})
+			return
+		}
+		part, err := s.open(r, c, id, start, n)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		defer part.Body.Close()
+		setFileHeaders(w, meta)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, meta.Size))
+		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+		w.WriteHeader(http.StatusPartialContent)
+		s.stream(w, r, part.Body)
+		return
+	}
+	body := meta.Body
+	if length == 0 && r.Method == http.MethodGet { // a Range that If-Range voided: the whole file
+		whole, err := s.open(r, c, id, 0, -1)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		defer whole.Body.Close()
+		body = whole.Body
+	}
+	setFileHeaders(w, meta)
+	w.Header().Set("Content-Length", strconv.FormatInt(meta.Size, 10))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		s.stream(w, r, body)
+	}
+}
+
+// setFileHeaders describes a hosted file to the client.
+func setFileHeaders(w http.ResponseWriter, f *stage.OpenResponse) {
 	h := w.Header()
 	h.Set("Content-Type", "application/pdf")
 	h.Set("Accept-Ranges", "bytes")
 	h.Set("Cache-Control", "private, max-age=3600")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if open.ETag != "" {
-		h.Set("ETag", open.ETag)
+	if f.ETag != "" {
+		h.Set("ETag", f.ETag)
 	}
-	if !open.Created.IsZero() {
-		h.Set("Last-Modified", open.Created.UTC().Format(http.TimeFormat))
+	if !f.Created.IsZero() {
+		h.Set("Last-Modified", f.Created.UTC().Format(http.TimeFormat))
 	}
-	if !open.ExpiresAt.IsZero() {
-		h.Set("Expires", open.ExpiresAt.UTC().Format(http.TimeFormat))
+	if !f.ExpiresAt.IsZero() {
+		h.Set("Expires", f.ExpiresAt.UTC().Format(http.TimeFormat))
 	}
-	name := open.Filename
+	name := f.Filename
 	if name == "" {
 		name = "document.pdf"
 	}
 	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": name}))
+}
 
-	if open.ETag != "" && etagMatch(r.Header.Get("If-None-Match"), open.ETag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	if r.Method == http.MethodHead {
-		h.Set("Content-Length", strconv.FormatInt(open.Size, 10))
-		w.WriteHeader(http.StatusOK)
-		return
-	}
-	if rangeHdr == "" || (r.Header.Get("If-Range") != "" && r.Header.Get("If-Range") != open.ETag) {
-		if rangeHdr != "" { // If-Range mismatch: whole file
-			open.Body.Close()
-			if open, err = s.open(r, c, id, 0, -1); err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			defer open.Body.Close()
-		}
-		h.Set("Content-Length", strconv.FormatInt(open.Size, 10))
-		w.WriteHeader(http.StatusOK)
-		s.stream(w, r, open.Body)
-		return
-	}
-	start, n, ok := parseRange(rangeHdr, open.Size)
-	if !ok {
-		h.Set("Content-Range", fmt.Sprintf("bytes */%d", open.Size))
-		writeJSON(w, http.StatusRequestedRangeNotSatisfiable, map[string]string{"error": "the requested range is not satisfiable"})
-		return
-	}
-	open.Body.Close()
-	part, err := s.open(r, c, id, start, n)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	defer part.Body.Close()
-	h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, open.Size))
-	h.Set("Content-Length", strconv.FormatInt(n, 10))
-	w.WriteHeader(http.StatusPartialContent)
-	s.stream(w, r, part.Body)
+// ifRange reports whether a Range applies: no If-Range, or one naming the
+// file's current ETag.
+func ifRange(r *http.Request, etag string) bool {
+	v := r.Header.Get("If-Range")
+	return v == "" || (etag != "" && v == etag)
 }
 
 func (s *Server) open(r *http.Request, c stage.Sink, id string, offset, length int64) (*stage.OpenResponse, error) {
