@@ -6,6 +6,7 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -319,7 +321,7 @@ func (sl *slot) launchLocked(ctx context.Context) error {
 func (sl *slot) live(ctx context.Context) (*sdkplugin.Client, bool, error) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	if sl.client != nil && !sl.client.Exited() {
+	if sl.running() {
 		return sl.stub, false, nil
 	}
 	if err := sl.relaunchLocked(ctx, "process exited"); err != nil {
@@ -343,7 +345,7 @@ func (sl *slot) relaunchLocked(ctx context.Context, why string) error {
 func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	if sl.client == nil || sl.client.Exited() {
+	if !sl.running() {
 		return sl.relaunchLocked(ctx, "process exited") == nil
 	}
 	hctx, cancel := context.WithTimeout(ctx, timeout)
@@ -365,11 +367,26 @@ func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
 	return false
 }
 
+// running reports whether the plugin process is alive. go-plugin learns of
+// an exit only once it reaps the child, so a process killed a moment ago
+// still looks alive to it; /proc knows at once (a zombie is dead).
+func (sl *slot) running() bool {
+	if sl.client == nil || sl.client.Exited() {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid(sl.client)) + "/stat")
+	if err != nil {
+		return !os.IsNotExist(err) // no /proc here: trust go-plugin
+	}
+	end := bytes.LastIndexByte(stat, ')')
+	return end < 0 || end+2 >= len(stat) || stat[end+2] != 'Z'
+}
+
 func (sl *slot) status() Status {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	st := Status{Stage: sl.spec.Stage, Plugin: sl.spec.Plugin, Restarts: sl.restarts, Error: sl.lastErr}
-	if sl.client != nil && !sl.client.Exited() {
+	if sl.running() {
 		st.Healthy = sl.healthy
 		st.Pid = pid(sl.client)
 	} else if st.Error == "" {

@@ -1,0 +1,35 @@
+// Command flaky is a parse plugin for the supervisor's tests: it reports
+// unhealthy while the file named by FLAKY_MARKER exists.
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+type flaky struct{ marker string }
+
+func (f *flaky) Configure(context.Context, *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	return &stage.ConfigureResponse{Info: stage.Info{Name: "flaky", Version: "test"}}, nil
+}
+
+func (f *flaky) Health(context.Context) error {
+	if _, err := os.Stat(f.marker); err == nil {
+		return errors.New("marker present")
+	}
+	return nil
+}
+
+func (f *flaky) Close() error { return nil }
+
+func (f *flaky) Parse(_ context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
+	return &stage.ParseResponse{Document: stage.Document{Title: req.Markdown}}, nil
+}
+
+func main() {
+	sdkplugin.Serve(stage.NameParse, &flaky{marker: os.Getenv("FLAKY_MARKER")})
+}
