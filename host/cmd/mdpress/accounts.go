@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -43,7 +44,10 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "create --plan NAME [--credits N] [--json]",
 		Short: "Create an account and its first API key (shown once)",
 		Args:  cobra.NoArgs,
-		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, _ []string) error {
+		RunE: with(func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, _ []string) error {
+			if err := knownPlan(c, plan); err != nil {
+				return err
+			}
 			var start *int64
 			if cmd.Flags().Changed("credits") {
 				start = &credits
@@ -79,7 +83,12 @@ func newAccounts(g *globals) *cobra.Command {
 				return err
 			}
 			if listJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(all)
+				out := make([]map[string]any, len(all))
+				for i, a := range all {
+					out[i] = map[string]any{"userId": a.ID, "plan": a.Plan, "credits": a.Credits,
+						"lastReset": a.LastReset.UTC().Format(time.RFC3339), "createdAt": a.CreatedAt.UTC().Format(time.RFC3339)}
+				}
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "USER\tPLAN\tCREDITS\tLAST RESET\tCREATED")
@@ -115,7 +124,10 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "set-plan USER PLAN",
 		Short: "Move USER to PLAN (credits follow at the next monthly reset)",
 		Args:  cobra.ExactArgs(2),
-		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+		RunE: with(func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error {
+			if err := knownPlan(c, args[1]); err != nil {
+				return err
+			}
 			a, err := st.SetPlan(ctx, args[0], args[1])
 			if err != nil {
 				return err
@@ -214,4 +226,15 @@ func ensureDevAccount(ctx context.Context, c *config.Config, plan string, out io
 	fmt.Fprintf(out, "mdpress: API key (shown once, stored hashed):\n\n    export MDPRESS_KEY=%s\n\n", key)
 	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $MDPRESS_KEY\" -H 'Content-Type: application/json' \\\n    -d '{\"markdown\":\"# Hi\"}' %s/v1/pdf/markdown -o hi.pdf\n\n", c.PublicURL())
 	return nil
+}
+
+func knownPlan(c *config.Config, name string) error {
+	if _, ok := c.Plan(name); ok {
+		return nil
+	}
+	names := make([]string, len(c.Plans))
+	for i, p := range c.Plans {
+		names[i] = p.Name
+	}
+	return fmt.Errorf("unknown plan %q (configured plans: %s)", name, strings.Join(names, ", "))
 }

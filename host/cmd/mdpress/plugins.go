@@ -24,6 +24,7 @@ func newPlugins(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			resolveRender(c, g.logger(cmd))
 			entries, err := os.ReadDir(c.PluginDir)
 			if err != nil {
 				return fmt.Errorf("plugin dir: %w", err)

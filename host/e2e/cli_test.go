@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mdpress/mdpress/host/internal/pdfcheck"
+)
+
+// TestAccountsCommands: the operator commands change what the API reports.
+func TestAccountsCommands(t *testing.T) {
+	h := startHost(t, fpdf())
+	user, key := h.account("free", -1)
+	var list []struct {
+		UserID  string `json:"userId"`
+		Plan    string `json:"plan"`
+		Credits int64  `json:"credits"`
+	}
+	if err := json.Unmarshal(h.mdpress("accounts", "list", "--json"), &list); err != nil || len(list) != 1 || list[0].UserID != user || list[0].Credits != 50 {
+		t.Fatalf("accounts list: %+v %v", list, err)
+	}
+	h.mdpress("accounts", "credit", user, "25")
+	h.mdpress("accounts", "set-plan", user, "pro")
+	resp, body := h.do("GET", "/v1/user/info", key, nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"planName":"pro"`) || !strings.Contains(string(body), `"currentCredits":75`) {
+		t.Fatalf("after credit and set-plan: %s", body)
+	}
+	var second struct{ KeyID, APIKey string }
+	if err := json.Unmarshal(h.mdpress("accounts", "keys", "create", user, "--json"), &second); err != nil || second.APIKey == key {
+		t.Fatalf("keys create: %v", err)
+	}
+	if out := string(h.mdpress("accounts", "keys", "list", user)); strings.Count(out, "key_") != 2 || strings.Contains(out, "mdp_") {
+		t.Fatalf("keys list must show two key ids and no key:\n%s", out)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "accounts", "create", "--plan", "gold", "--data-dir", h.DataDir)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "configured plans: free, pro") {
+		t.Fatalf("unknown plan: %v %s", err, out)
+	}
+}
+
+// TestRenderCommand: `mdpress render` turns a local file into a PDF with
+// the same plugins, no account and no server.
+func TestRenderCommand(t *testing.T) {
+	pdfcheck.Require(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(in, []byte("# Notes\n\nLocal rendering works.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.pdf")
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", in, "-o", out, "--backend", "fpdf",
+		"--page-size", "Legal", "--numbering", "right", "--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+	cmd.Env = cleanEnv()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("render: %v\n%s", err, b)
+	}
+	pdf, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := pdfcheck.Read(t, pdf)
+	if math.Abs(info.WidthPt-612) > 1 || math.Abs(info.HeightPt-1008) > 1 || !strings.Contains(pdfcheck.Text(t, pdf), "Local rendering works.") {
+		t.Fatalf("render output: %+v", info)
+	}
+}
