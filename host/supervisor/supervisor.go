@@ -40,6 +40,7 @@ type Supervisor struct {
 	dir       string
 	onRestart func(plugin string)
 	interval  time.Duration
+	level     slog.Level
 
 	mu    sync.RWMutex
 	slots map[string]*slot // by stage
@@ -50,6 +51,9 @@ type Option func(*Supervisor)
 
 // WithRestartHook is called after a plugin was relaunched.
 func WithRestartHook(fn func(plugin string)) Option { return func(s *Supervisor) { s.onRestart = fn } }
+
+// WithLogLevel passes the host's log level to the plugins.
+func WithLogLevel(l slog.Level) Option { return func(s *Supervisor) { s.level = l } }
 
 // WithHealthInterval sets how often plugins are health-checked.
 func WithHealthInterval(d time.Duration) Option { return func(s *Supervisor) { s.interval = d } }
@@ -74,7 +78,7 @@ func (s *Supervisor) Start(ctx context.Context, specs []Spec) error {
 		if err != nil {
 			return err
 		}
-		slots[i] = &slot{spec: sp, path: path, log: s.log.With("plugin", sp.Plugin)}
+		slots[i] = &slot{spec: sp, path: path, log: s.log.With("plugin", sp.Plugin), level: s.level}
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -252,9 +256,10 @@ func (s *Supervisor) Each(fn func(stageName, plugin string, c *sdkplugin.Client)
 
 // slot is one stage's plugin process, relaunched in place.
 type slot struct {
-	spec Spec
-	path string
-	log  *slog.Logger
+	spec  Spec
+	path  string
+	log   *slog.Logger
+	level slog.Level
 
 	mu       sync.Mutex
 	client   *goplugin.Client
@@ -278,6 +283,7 @@ func (sl *slot) launchLocked(ctx context.Context) error {
 	// shuts plugins down in order. Parent death: the plugin goes with the host
 	// even when the host is killed outright.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.Env = append(os.Environ(), sdkplugin.LogLevelEnv+"="+sl.level.String())
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  sdkplugin.Handshake,
 		Plugins:          sdkplugin.Map(sl.spec.Stage),

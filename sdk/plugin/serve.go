@@ -95,12 +95,21 @@ func checkImpl(stageName string, impl stage.Plugin) error {
 	return nil
 }
 
+// LogLevelEnv names the variable through which the host tells a plugin its
+// log level, so that a plugin does not encode and pipe lines the host would
+// drop.
+const LogLevelEnv = "MDPRESS_PLUGIN_LOG_LEVEL"
+
 // Logger returns a logger that writes JSON lines to stderr in the shape
 // go-plugin's host side reads (@level, @message, @timestamp), so the host
-// re-levels plugin logs into its own. Never log to stdout: it carries the
-// handshake.
+// re-levels plugin logs into its own. Its level is the host's (debug when
+// run outside a host). Never log to stdout: it carries the handshake.
 func Logger() *slog.Logger {
-	return NewLogger(os.Stderr, slog.LevelDebug)
+	level := slog.LevelDebug
+	if v := os.Getenv(LogLevelEnv); v != "" {
+		_ = level.UnmarshalText([]byte(v))
+	}
+	return NewLogger(os.Stderr, level)
 }
 
 // NewLogger is Logger writing to w at the given minimum level.

@@ -36,19 +36,25 @@ func (g *globals) bind(cmd *cobra.Command) {
 	f.StringVar(&g.logFormat, "log-format", "text", "text or json (env MDPRESS_LOG_FORMAT)")
 }
 
-func (g *globals) logger(cmd *cobra.Command) *slog.Logger {
-	level, format := g.logLevel, g.logFormat
+// level is the log level from the flag, else the environment, else info.
+func (g *globals) level(cmd *cobra.Command) slog.Level {
+	level := g.logLevel
 	if v := os.Getenv("MDPRESS_LOG_LEVEL"); v != "" && !cmd.Flags().Changed("log-level") {
 		level = v
-	}
-	if v := os.Getenv("MDPRESS_LOG_FORMAT"); v != "" && !cmd.Flags().Changed("log-format") {
-		format = v
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		lvl = slog.LevelInfo
 	}
-	opts := &slog.HandlerOptions{Level: lvl}
+	return lvl
+}
+
+func (g *globals) logger(cmd *cobra.Command) *slog.Logger {
+	format := g.logFormat
+	if v := os.Getenv("MDPRESS_LOG_FORMAT"); v != "" && !cmd.Flags().Changed("log-format") {
+		format = v
+	}
+	opts := &slog.HandlerOptions{Level: g.level(cmd)}
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}

@@ -71,7 +71,7 @@ func newPlugins(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sup := supervisor.New(log, c.PluginDir)
+			sup := supervisor.New(log, c.PluginDir, supervisor.WithLogLevel(g.level(cmd)))
 			startErr := sup.Start(cmd.Context(), sp)
 			defer sup.Stop()
 			if startErr != nil {

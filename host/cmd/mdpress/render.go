@@ -52,7 +52,7 @@ func newRender(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sup := supervisor.New(log, c.PluginDir)
+			sup := supervisor.New(log, c.PluginDir, supervisor.WithLogLevel(g.level(cmd)))
 			ctx := cmd.Context()
 			if err := sup.Start(ctx, sp); err != nil {
 				return err

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"sync"
 	"time"
@@ -23,7 +25,7 @@ import (
 )
 
 func newServe(g *globals) *cobra.Command {
-	var addr, backend, sink, publicURL, devPlan string
+	var addr, backend, sink, publicURL, devPlan, debugAddr string
 	var devAccount bool
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -63,7 +65,7 @@ func newServe(g *globals) *cobra.Command {
 
 			reg := prometheus.NewRegistry()
 			m := metrics.New(reg)
-			sup := supervisor.New(log, c.PluginDir, supervisor.WithRestartHook(m.PluginRestarted))
+			sup := supervisor.New(log, c.PluginDir, supervisor.WithRestartHook(m.PluginRestarted), supervisor.WithLogLevel(g.level(cmd)))
 			sp, err := specs(c, stage.Names...)
 			if err != nil {
 				return err
@@ -114,6 +116,9 @@ func newServe(g *globals) *cobra.Command {
 				WriteTimeout:      c.Server.RequestTimeout + time.Minute,
 				IdleTimeout:       2 * time.Minute,
 			}
+			if debugAddr != "" {
+				go serveDebug(debugAddr, log)
+			}
 			runCtx, cancelRun := context.WithCancel(ctx)
 			defer cancelRun()
 			go sup.Run(runCtx)
@@ -146,6 +151,7 @@ func newServe(g *globals) *cobra.Command {
 	f.StringVar(&publicURL, "public-url", "", "base of hosted-file URLs (env "+config.Env.PublicURL+")")
 	f.BoolVar(&devAccount, "dev-account", false, "create a development account on first start and print its API key")
 	f.StringVar(&devPlan, "dev-plan", "pro", "plan of the development account")
+	f.StringVar(&debugAddr, "debug-addr", "", "serve Go's /debug/pprof profiles on this address (keep it on loopback)")
 	return cmd
 }
 
@@ -167,5 +173,21 @@ func pluginMetrics(sup *supervisor.Supervisor) metrics.PluginSource {
 		})
 		wg.Wait()
 		return out
+	}
+}
+
+// serveDebug exposes the runtime profiles on a separate listener, never on
+// the public port.
+func serveDebug(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	log.Info("debug listener", "addr", addr)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		log.Error("debug listener", "err", err)
 	}
 }
