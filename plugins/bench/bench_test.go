@@ -21,6 +21,11 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// quietCDP keeps chromedp's protocol chatter out of the figures' output.
+var quietCDP = []chromedp.ContextOption{chromedp.WithLogf(nop), chromedp.WithErrorf(nop)}
+
+func nop(string, ...any) {}
+
 // styled runs the parse and style code in process, as the baselines need
 // the very document the pipeline renders.
 func styled(b *testing.B, md string) (*stage.StyleResponse, stage.Document) {
@@ -77,7 +82,7 @@ func newBareChrome(b *testing.B, tabs int) *bareChrome {
 	b.Helper()
 	path := chromePath(b)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocOptions(path)...)
-	bctx, bcancel := chromedp.NewContext(actx)
+	bctx, bcancel := chromedp.NewContext(actx, quietCDP...)
 	b.Cleanup(func() { bcancel(); acancel() })
 	if err := chromedp.Do(bctx); err != nil {
 		b.Fatal(err)
@@ -121,7 +126,7 @@ func (bc *bareChrome) render(ctx context.Context, html string) error {
 func (bc *bareChrome) naive(html string) error {
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocOptions(bc.path)...)
 	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
+	bctx, bcancel := chromedp.NewContext(actx, quietCDP...)
 	defer bcancel()
 	_, err := chromedp.Run(bctx, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
 		tree, err := cdp.Call(ctx, t, page.GetFrameTree, cdp.Empty{})
