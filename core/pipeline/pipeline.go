@@ -138,18 +138,24 @@ func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, er
 }
 
 func (p *Pipeline) produce(ctx context.Context, st Stages, job Job) (*Result, error) {
+	// A renderer that declares what it reads is sent only that; one that
+	// reads only the tree spares the parser and the styler their HTML.
+	html, tree := slices.Contains(st.RendererCaps, stage.CapReadsHTML), slices.Contains(st.RendererCaps, stage.CapReadsTree)
+	treeOnly, htmlOnly := tree && !html, html && !tree
 	var parsed *stage.ParseResponse
 	if err := p.call(stage.NameParse, func() (e error) {
-		parsed, e = st.Parser.Parse(ctx, &stage.ParseRequest{Markdown: job.Markdown})
+		parsed, e = st.Parser.Parse(ctx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: treeOnly})
 		return e
 	}); err != nil {
 		return nil, err
 	}
+	forStyle := parsed.Document
+	forStyle.Root = nil
 	var styled *stage.StyleResponse
 	if err := p.call(stage.NameStyle, func() (e error) {
 		styled, e = st.Styler.Style(ctx, &stage.StyleRequest{
-			Document: parsed.Document, Theme: job.Theme, Page: job.Page,
-			Numbering: job.Numbering, Watermark: job.Watermark,
+			Document: forStyle, Theme: job.Theme, Page: job.Page,
+			Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: treeOnly,
 		})
 		return e
 	}); err != nil {
@@ -159,12 +165,11 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job) (*Result, er
 		HTML: styled.HTML, Document: parsed.Document, Tokens: styled.Tokens,
 		Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
 	}
-	html, tree := slices.Contains(st.RendererCaps, stage.CapReadsHTML), slices.Contains(st.RendererCaps, stage.CapReadsTree)
 	switch {
-	case html && !tree:
+	case htmlOnly:
 		rreq.Document.Root = nil
-	case tree && !html:
-		rreq.HTML = ""
+	case treeOnly:
+		rreq.HTML, rreq.Document.HTML = "", ""
 	}
 	var rendered *stage.RenderResponse
 	if err := p.call(stage.NameRender, func() (e error) {

@@ -22,6 +22,8 @@ type fakes struct {
 	committed  string
 	stored     []byte
 	lastRender *stage.RenderRequest
+	lastParse  *stage.ParseRequest
+	lastStyle  *stage.StyleRequest
 }
 
 func (f *fakes) Reserve(_ context.Context, r *stage.ReserveRequest) (*stage.ReserveResponse, error) {
@@ -45,10 +47,12 @@ func (f *fakes) Account(context.Context, *stage.AccountRequest) (*stage.AccountR
 }
 func (f *fakes) Parse(_ context.Context, r *stage.ParseRequest) (*stage.ParseResponse, error) {
 	f.calls = append(f.calls, "parse")
+	f.lastParse = r
 	return &stage.ParseResponse{Document: stage.Document{Title: "Report / Q1", Root: &stage.Node{Kind: stage.KindDocument}}}, nil
 }
-func (f *fakes) Style(context.Context, *stage.StyleRequest) (*stage.StyleResponse, error) {
+func (f *fakes) Style(_ context.Context, r *stage.StyleRequest) (*stage.StyleResponse, error) {
 	f.calls = append(f.calls, "style")
+	f.lastStyle = r
 	return &stage.StyleResponse{HTML: "<html>"}, nil
 }
 func (f *fakes) Render(_ context.Context, r *stage.RenderRequest) (*stage.RenderResponse, error) {
@@ -183,6 +187,13 @@ func TestRendererGetsOnlyWhatItReads(t *testing.T) {
 		}
 		if (f.lastRender.HTML != "") != tt.wantHTML || (f.lastRender.Document.Root != nil) != tt.tree {
 			t.Errorf("caps %v: html %v tree %v", tt.caps, f.lastRender.HTML != "", f.lastRender.Document.Root != nil)
+		}
+		treeOnly := tt.tree && !tt.wantHTML
+		if f.lastParse.SkipHTML != treeOnly || f.lastStyle.SkipHTML != treeOnly {
+			t.Errorf("caps %v: parse skip %v, style skip %v, want %v", tt.caps, f.lastParse.SkipHTML, f.lastStyle.SkipHTML, treeOnly)
+		}
+		if f.lastStyle.Document.Root != nil {
+			t.Errorf("caps %v: the styler was sent the tree", tt.caps)
 		}
 	}
 }

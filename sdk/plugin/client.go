@@ -120,7 +120,7 @@ func (c *Client) Account(ctx context.Context, req *stage.AccountRequest) (*stage
 }
 
 func (c *Client) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
-	out, err := c.parse.Parse(ctx, &pb.ParseRequest{Markdown: req.Markdown})
+	out, err := c.parse.Parse(ctx, &pb.ParseRequest{Markdown: req.Markdown, SkipHtml: req.SkipHTML})
 	if err != nil {
 		return nil, fromStatus(err)
 	}
@@ -129,7 +129,7 @@ func (c *Client) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 
 func (c *Client) Style(ctx context.Context, req *stage.StyleRequest) (*stage.StyleResponse, error) {
 	out, err := c.style.Style(ctx, &pb.StyleRequest{Document: docToPB(req.Document), Theme: req.Theme,
-		Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark})
+		Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark, SkipHtml: req.SkipHTML})
 	if err != nil {
 		return nil, fromStatus(err)
 	}

@@ -137,7 +137,7 @@ type parseServer struct {
 }
 
 func (s *parseServer) Parse(ctx context.Context, req *pb.ParseRequest) (*pb.ParseResponse, error) {
-	resp, err := s.impl.Parse(ctx, &stage.ParseRequest{Markdown: req.GetMarkdown()})
+	resp, err := s.impl.Parse(ctx, &stage.ParseRequest{Markdown: req.GetMarkdown(), SkipHTML: req.GetSkipHtml()})
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -152,7 +152,7 @@ type styleServer struct {
 func (s *styleServer) Style(ctx context.Context, req *pb.StyleRequest) (*pb.StyleResponse, error) {
 	resp, err := s.impl.Style(ctx, &stage.StyleRequest{
 		Document: docFromPB(req.GetDocument()), Theme: req.GetTheme(), Page: pageFromPB(req.GetPage()),
-		Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(),
+		Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(), SkipHTML: req.GetSkipHtml(),
 	})
 	if err != nil {
 		return nil, toStatus(err)

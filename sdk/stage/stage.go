@@ -167,6 +167,9 @@ type Parser interface {
 
 type ParseRequest struct {
 	Markdown string
+	// SkipHTML says the renderer lays out the tree, so Document.HTML may be
+	// left empty. A parser may ignore it.
+	SkipHTML bool
 }
 
 type ParseResponse struct {
@@ -200,11 +203,17 @@ type Styler interface {
 }
 
 type StyleRequest struct {
+	// Document carries HTML, Title and Outline; the tree (Root) is not sent,
+	// since styling works on the HTML and tree renderers get the tree
+	// directly.
 	Document  Document
 	Theme     string
 	Page      PageSize
 	Numbering Numbering
 	Watermark string // empty: none
+	// SkipHTML says the renderer reads only the tokens, so StyleResponse.HTML
+	// may be left empty. A styler may ignore it.
+	SkipHTML bool
 }
 
 type StyleResponse struct {

@@ -1,8 +1,11 @@
 package themes
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
@@ -366,5 +369,26 @@ func TestThemesCoverGFM(t *testing.T) {
 		if !strings.Contains(stack, "Noto Color Emoji") || (font != "mono" && !strings.Contains(stack, "CJK")) {
 			t.Errorf("%s stack lacks CJK or emoji fallbacks: %s", font, stack)
 		}
+	}
+}
+
+func TestSkipHTMLReturnsTokensOnly(t *testing.T) {
+	s := New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if _, err := s.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	a4 := stage.PageSize{Name: "A4", WidthPt: 595.28, HeightPt: 841.89}
+	req := &stage.StyleRequest{Document: stage.Document{HTML: "<h1>x</h1>", Title: "x"}, Theme: "basic", Page: a4, Numbering: stage.NumberingCenter}
+	full, err := s.Style(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SkipHTML = true
+	lean, err := s.Style(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lean.HTML != "" || lean.Tokens != full.Tokens {
+		t.Fatalf("SkipHTML: html %q, tokens equal %v", lean.HTML, lean.Tokens == full.Tokens)
 	}
 }

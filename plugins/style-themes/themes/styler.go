@@ -150,6 +150,10 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 		}
 	}
 	fit := t.design.fit(t.name, page)
+	if req.SkipHTML {
+		// The renderer lays out the tree with the tokens alone.
+		return &stage.StyleResponse{Tokens: fit.Tokens}, nil
+	}
 	userStyles, body := extractStyles(req.Document.HTML)
 
 	var b strings.Builder

@@ -22,8 +22,11 @@ const (
 )
 
 type ParseRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Markdown      string                 `protobuf:"bytes,1,opt,name=markdown,proto3" json:"markdown,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Markdown string                 `protobuf:"bytes,1,opt,name=markdown,proto3" json:"markdown,omitempty"`
+	// skip_html: the renderer lays out the tree; the parser may leave
+	// Document.html empty.
+	SkipHtml      bool `protobuf:"varint,2,opt,name=skip_html,json=skipHtml,proto3" json:"skip_html,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -63,6 +66,13 @@ func (x *ParseRequest) GetMarkdown() string {
 		return x.Markdown
 	}
 	return ""
+}
+
+func (x *ParseRequest) GetSkipHtml() bool {
+	if x != nil {
+		return x.SkipHtml
+	}
+	return false
 }
 
 type ParseResponse struct {
@@ -114,9 +124,10 @@ var File_parse_proto protoreflect.FileDescriptor
 const file_parse_proto_rawDesc = "" +
 	"\n" +
 	"\vparse.proto\x12\n" +
-	"mdpress.v1\x1a\fcommon.proto\"*\n" +
+	"mdpress.v1\x1a\fcommon.proto\"G\n" +
 	"\fParseRequest\x12\x1a\n" +
-	"\bmarkdown\x18\x01 \x01(\tR\bmarkdown\"A\n" +
+	"\bmarkdown\x18\x01 \x01(\tR\bmarkdown\x12\x1b\n" +
+	"\tskip_html\x18\x02 \x01(\bR\bskipHtml\"A\n" +
 	"\rParseResponse\x120\n" +
 	"\bdocument\x18\x01 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument2E\n" +
 	"\x05Parse\x12<\n" +

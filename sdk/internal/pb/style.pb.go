@@ -22,12 +22,15 @@ const (
 )
 
 type StyleRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Document      *Document              `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
-	Theme         string                 `protobuf:"bytes,2,opt,name=theme,proto3" json:"theme,omitempty"`
-	Page          *PageSize              `protobuf:"bytes,3,opt,name=page,proto3" json:"page,omitempty"`
-	Numbering     string                 `protobuf:"bytes,4,opt,name=numbering,proto3" json:"numbering,omitempty"`
-	Watermark     string                 `protobuf:"bytes,5,opt,name=watermark,proto3" json:"watermark,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Document  *Document              `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	Theme     string                 `protobuf:"bytes,2,opt,name=theme,proto3" json:"theme,omitempty"`
+	Page      *PageSize              `protobuf:"bytes,3,opt,name=page,proto3" json:"page,omitempty"`
+	Numbering string                 `protobuf:"bytes,4,opt,name=numbering,proto3" json:"numbering,omitempty"`
+	Watermark string                 `protobuf:"bytes,5,opt,name=watermark,proto3" json:"watermark,omitempty"`
+	// skip_html: the renderer reads only the tokens; the styler may leave
+	// StyleResponse.html empty.
+	SkipHtml      bool `protobuf:"varint,6,opt,name=skip_html,json=skipHtml,proto3" json:"skip_html,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -97,6 +100,13 @@ func (x *StyleRequest) GetWatermark() string {
 	return ""
 }
 
+func (x *StyleRequest) GetSkipHtml() bool {
+	if x != nil {
+		return x.SkipHtml
+	}
+	return false
+}
+
 type StyleResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Html          string                 `protobuf:"bytes,1,opt,name=html,proto3" json:"html,omitempty"`
@@ -154,13 +164,14 @@ var File_style_proto protoreflect.FileDescriptor
 const file_style_proto_rawDesc = "" +
 	"\n" +
 	"\vstyle.proto\x12\n" +
-	"mdpress.v1\x1a\fcommon.proto\"\xbc\x01\n" +
+	"mdpress.v1\x1a\fcommon.proto\"\xd9\x01\n" +
 	"\fStyleRequest\x120\n" +
 	"\bdocument\x18\x01 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument\x12\x14\n" +
 	"\x05theme\x18\x02 \x01(\tR\x05theme\x12(\n" +
 	"\x04page\x18\x03 \x01(\v2\x14.mdpress.v1.PageSizeR\x04page\x12\x1c\n" +
 	"\tnumbering\x18\x04 \x01(\tR\tnumbering\x12\x1c\n" +
-	"\twatermark\x18\x05 \x01(\tR\twatermark\"O\n" +
+	"\twatermark\x18\x05 \x01(\tR\twatermark\x12\x1b\n" +
+	"\tskip_html\x18\x06 \x01(\bR\bskipHtml\"O\n" +
 	"\rStyleResponse\x12\x12\n" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12*\n" +
 	"\x06tokens\x18\x02 \x01(\v2\x12.mdpress.v1.TokensR\x06tokens2E\n" +
