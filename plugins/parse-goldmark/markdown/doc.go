@@ -7,10 +7,16 @@
 // Raw HTML is part of the product: it passes through untouched here, and
 // the render stage is what keeps it safe.
 //
-// Hostile input is bounded in three places. Before parsing, lines that open
+// Hostile input is bounded in four places. Before parsing, lines that open
 // more than 64 block containers (">", "-", "1.", "[^note]:") or are indented
 // deeper than 128 columns are defused, because goldmark's block
-// parser costs grow with the square of the nesting. While building the
+// parser costs grow with the square of the nesting. Then one linear scan
+// estimates what goldmark would build and spend, and refuses as too
+// complex a document whose AST would pass twice maxNodes (goldmark holds
+// 200 bytes to 2 KB a node, so 10 MiB of "[" took 4 GB) or that would
+// drive one of goldmark's quadratic paths past a fixed budget (emphasis
+// delimiters, code spans, link destinations, footnotes, link reference
+// definitions), because goldmark cannot be interrupted. While building the
 // tree, content nested beyond maxDepth is flattened into its nearest
 // allowed ancestor, keeping every text. A tree of more than maxNodes nodes
 // is refused as too large.

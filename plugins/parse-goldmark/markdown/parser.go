@@ -71,13 +71,16 @@ func (p *Parser) Close() error { return nil }
 // Parse turns Markdown into the HTML body fragment, the document tree, the
 // title and the outline. goldmark cannot be interrupted, so the context is
 // checked between the phases; defuse keeps each phase roughly linear in the
-// input.
+// input, and measure refuses what would still cost too much.
 func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
 	cfg := *p.cfg.Load()
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
 	src := defuse([]byte(req.Markdown), lineMarkers, lineIndent)
+	if err := measure(src).check(cfg.MaxNodes); err != nil {
+		return nil, err
+	}
 	doc := p.md.Parser().Parse(text.NewReader(src))
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)

@@ -1,0 +1,408 @@
+package markdown
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Limits of the work a document may ask of goldmark, in the units that
+// measure counts. goldmark cannot be interrupted and some of its paths are
+// quadratic, so a request that crosses one is refused before parsing
+// rather than left to run for minutes or hours. Each is set so that the
+// worst input within it parses in well under a second on one core, and is
+// far above what real documents reach (the corpus repeated to 10 MiB stays
+// under 4% of each).
+const (
+	// Emphasis delimiters are matched by a backward search over the open
+	// ones (no openers_bottom), so one inline block costs up to the square
+	// of its delimiter runs: 110,000 runs in a paragraph took 4 s, 55,000
+	// (the bound) 1 s.
+	maxDelimiterWork = 3_000_000_000
+	// An unclosed code span scans the rest of its block once for every
+	// distinct backtick run length: runs of growing length took 39 s on
+	// 10 MiB.
+	maxCodeSpanWork = 200_000_000
+	// A link destination after "](" is scanned to the next space on every
+	// attempt: 32 KiB of "[a](" took 0.6 s and 10 MiB would take hours.
+	maxLinkScanWork = 100_000_000
+	// Every footnote reference searches the definitions one by one and the
+	// definitions are sorted by insertion: 20,000 of each took 3.6 s.
+	maxFootnoteWork = 100_000_000
+	// Each link reference definition at the start of a paragraph re-slices
+	// the paragraph's remaining lines: 1 MiB of them took 31 s.
+	maxRefDefWork = 100_000_000
+)
+
+// cost is what one linear scan of the source predicts goldmark will spend
+// on it. Every figure errs high: a shape that looks like one goldmark may
+// treat as something else counts as both.
+type cost struct {
+	// nodes estimates the AST's size in plain nodes of about 250 bytes,
+	// since goldmark's memory follows it: see the weights.
+	nodes     int64
+	delims    int64 // sum over inline blocks of their delimiter runs squared
+	codeSpans int64 // sum over inline blocks of distinct backtick run lengths times bytes
+	linkScans int64 // bytes that link destination scans may cover
+	footnotes int64 // definitions times (definitions + references)
+	refDefs   int64 // sum over paragraphs of definitions times lines
+}
+
+// Weights of what goldmark builds, in plain nodes (a paragraph line's text,
+// a delimiter run), set from peak memory over inputs made of nothing else.
+// A line is a text node, and another when a space or punctuation splits
+// it; a block after a blank line adds a paragraph; a code span holds its
+// text; an autolink (a scheme's ":", an "@", "www.") holds a link and its
+// text; a heading carries its generated id (1.3 KB in all); a container
+// marker opens a list and an item, or a quote; a link label opener keeps
+// its state (420 bytes), an image's more (1.3 KB nested); raw HTML keeps
+// its segments (550 bytes); a footnote reference adds a link and a back
+// link (1.8 KB); a table cell holds a text node, and goldmark pads every
+// row to the header's width.
+const (
+	weightLine      = 2
+	weightBlock     = 1
+	weightCodeSpan  = 2
+	weightAutolink  = 2
+	weightHeading   = 6
+	weightMarker    = 3
+	weightLabel     = 2
+	weightImage     = 4
+	weightRawHTML   = 3
+	weightFootnote  = 7
+	weightTableCell = 3
+)
+
+// block is the inline block being scanned: the lines between two blank
+// lines or list items, an over-estimate of goldmark's paragraphs.
+type block struct {
+	lines, bytes, delims, refDefs int64
+	ticks                         map[int]struct{}
+	scans                         []linkScan // reused by each line
+}
+
+func (c *cost) endBlock(b *block) {
+	c.delims += b.delims * b.delims
+	c.codeSpans += int64(len(b.ticks)) * b.bytes
+	c.refDefs += b.refDefs * b.lines
+	clear(b.ticks)
+	b.lines, b.bytes, b.delims, b.refDefs = 0, 0, 0, 0
+}
+
+// measure scans src (already defused) line by line.
+func measure(src []byte) cost {
+	c := cost{nodes: 1} // the document
+	b := block{ticks: map[int]struct{}{}}
+	var fnDefs, fnRefs int64
+	columns := int64(0) // of the table being scanned, 0 outside one
+	prevBlank := true
+	for start := 0; start <= len(src); {
+		end := start
+		for end < len(src) && src[end] != '\n' {
+			end++
+		}
+		line := src[start:end]
+		start = end + 1
+		if isBlank(line) {
+			c.endBlock(&b)
+			columns, prevBlank = 0, true
+			if end >= len(src) {
+				break
+			}
+			continue
+		}
+		p := containerPrefix(line)
+		if p.item {
+			c.endBlock(&b)
+		}
+		body := line[p.end:]
+		c.nodes += weightLine + weightMarker*int64(p.markers)
+		if prevBlank || p.markers > 0 {
+			c.nodes += weightBlock
+		}
+		if isHeading(body) {
+			c.nodes += weightHeading
+		}
+		fnDefs += int64(p.footnotes)
+		switch {
+		case columns > 0:
+			c.nodes += weightTableCell*columns + 1
+		case !prevBlank && isDelimiterRow(body):
+			columns = int64(cells(body))
+			c.nodes += 2*weightTableCell*columns + 2 // header and delimiter rows
+		}
+		if isRefDef(body) {
+			b.refDefs++
+		}
+		b.lines++
+		b.bytes += int64(len(line)) + 1
+		fnRefs += c.inline(body, &b)
+		prevBlank = false
+		if end >= len(src) {
+			break
+		}
+	}
+	c.endBlock(&b)
+	c.footnotes = fnDefs * (fnDefs + fnRefs)
+	return c
+}
+
+// inline counts the bytes of one line's content that may start inline
+// nodes, its delimiter and backtick runs, and the reach of its link
+// destination scans. It returns the footnote references seen.
+func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
+	// A destination scan starts after "](" and runs, like goldmark's, to
+	// the next space or the first ")" that closes more than it opened,
+	// skipping escaped punctuation. scans holds the open ones with the
+	// paren depth at their start; the depths never decrease upwards, so a
+	// ")" closes those on top.
+	scans := b.scans[:0]
+	depth := 0
+	end := func(at, depth int) {
+		for len(scans) > 0 && scans[len(scans)-1].depth > depth {
+			c.linkScans += int64(at - scans[len(scans)-1].start)
+			scans = scans[:len(scans)-1]
+		}
+	}
+	for i := 0; i < len(body); {
+		switch ch := body[i]; ch {
+		case '*', '_', '~', '`':
+			j := i
+			for j < len(body) && body[j] == ch {
+				j++
+			}
+			c.nodes++ // a run is one node until it pairs up
+			if ch == '`' {
+				c.nodes += weightCodeSpan - 1
+				b.ticks[j-i] = struct{}{}
+			} else {
+				b.delims++
+			}
+			i = j
+			continue
+		case '[':
+			c.nodes += weightLabel
+			if i+1 < len(body) && body[i+1] == '^' {
+				fnRefs++
+				c.nodes += weightFootnote
+			}
+		case ']':
+			c.nodes++
+			if i+1 < len(body) && body[i+1] == '(' {
+				scans = append(scans, linkScan{start: i + 2, depth: depth + 1})
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+			end(i, depth)
+		case '<':
+			c.nodes += weightRawHTML
+		case ':', '@':
+			c.nodes += weightAutolink
+		case 'w':
+			if bytes.HasPrefix(body[i:], []byte("www.")) {
+				c.nodes += weightAutolink
+			}
+		case '\\':
+			c.nodes++
+			if i+1 < len(body) && isPunct(body[i+1]) {
+				i += 2
+				continue
+			}
+		case '!':
+			c.nodes++
+			if i+1 < len(body) && body[i+1] == '[' {
+				c.nodes += weightImage - 1
+			}
+		case '&', '|':
+			c.nodes++
+		case ' ', '\t', '\r', '\v', '\f':
+			end(i, math.MinInt)
+		}
+		i++
+	}
+	end(len(body), math.MinInt)
+	b.scans = scans
+	return fnRefs
+}
+
+// linkScan is a link destination scan still open.
+type linkScan struct{ start, depth int }
+
+// check refuses a document whose cost crosses a limit, naming what to
+// simplify. The AST estimate is held to twice the tree's node limit: it
+// counts heavy nodes several times and errs high, and real documents
+// estimate at one to three times the tree they yield (the corpus at
+// 10 MiB: 1.2 to 1.4 million against 370,000 to 460,000 tree nodes), while
+// the worst shapes at the bound peak under 500 MB.
+func (c cost) check(maxNodes int) error {
+	tooComplex := func(what string) error {
+		return &stage.Error{Code: stage.CodeTooLarge, Message: "document too complex: " + what}
+	}
+	switch {
+	case c.nodes > 2*int64(maxNodes):
+		return &stage.Error{
+			Code:    stage.CodeTooLarge,
+			Message: "document too complex: more than " + strconv.Itoa(maxNodes) + " elements",
+			Details: map[string]string{"limit": strconv.Itoa(maxNodes)},
+		}
+	case c.delims > maxDelimiterWork:
+		return tooComplex("too many emphasis markers (*, _, ~) in one paragraph")
+	case c.codeSpans > maxCodeSpanWork:
+		return tooComplex("too many unmatched backtick runs in one paragraph")
+	case c.linkScans > maxLinkScanWork:
+		return tooComplex("too many \"](\" without spaces between them")
+	case c.footnotes > maxFootnoteWork:
+		return tooComplex("too many footnotes")
+	case c.refDefs > maxRefDefWork:
+		return tooComplex("too many link reference definitions in one paragraph")
+	}
+	return nil
+}
+
+// prefix is a line's container prefix.
+type prefix struct {
+	markers   int  // block quote, list and footnote definition markers
+	footnotes int  // footnote definition labels among them
+	item      bool // a list item with content starts here: a new inline block
+	end       int  // index of the content after the prefix
+}
+
+// containerPrefix reads the markers that open containers at the start of
+// a line, by the rules excess uses. A list item starts a new inline block
+// only when goldmark must see one: a bullet, less than four columns in,
+// followed by content (an ordered item may continue a paragraph).
+func containerPrefix(line []byte) prefix {
+	var p prefix
+	cols := 0
+	i := 0
+	for i < len(line) {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			if c == '\t' {
+				cols += 4 - cols%4
+			} else {
+				cols++
+			}
+			i++
+			continue
+		case c == '>':
+			p.markers++
+			i++
+		case c == '-' || c == '+' || c == '*':
+			if !followedBySpace(line, i+1) || isThematicBreak(line[i:]) {
+				p.end = i
+				return p
+			}
+			if cols < 4 && !isBlank(line[i+1:]) {
+				p.item = true
+			}
+			p.markers++
+			i++
+		case c == '[':
+			end := footnoteLabelEnd(line, i)
+			if end < 0 {
+				p.end = i
+				return p
+			}
+			p.markers++
+			p.footnotes++
+			i = end
+		case c >= '0' && c <= '9':
+			d := i
+			for d < len(line) && d-i < 10 && line[d] >= '0' && line[d] <= '9' {
+				d++
+			}
+			if d-i > 9 || d >= len(line) || (line[d] != '.' && line[d] != ')') || !followedBySpace(line, d+1) {
+				p.end = i
+				return p
+			}
+			p.markers++
+			i = d + 1
+		default:
+			p.end = i
+			return p
+		}
+		cols = 0
+	}
+	p.end = i
+	return p
+}
+
+// isDelimiterRow reports whether line may be a table's delimiter row:
+// only pipes, colons, dashes and spaces, at least one dash, and a pipe or
+// colon (a line of dashes alone is a heading underline or a break).
+func isDelimiterRow(line []byte) bool {
+	dash, sep := false, false
+	for _, c := range line {
+		switch c {
+		case '-':
+			dash = true
+		case '|', ':':
+			sep = true
+		case ' ', '\t', '\r':
+		default:
+			return false
+		}
+	}
+	return dash && sep
+}
+
+// isHeading reports whether line may be a heading: one to six "#" then a
+// space or the end, or a setext underline of "=" or "-".
+func isHeading(line []byte) bool {
+	line = bytes.TrimRight(line, " \t\r")
+	if len(line) == 0 {
+		return false
+	}
+	switch line[0] {
+	case '#':
+		n := 0
+		for n < len(line) && line[n] == '#' {
+			n++
+		}
+		return n <= 6 && (n == len(line) || line[n] == ' ' || line[n] == '\t')
+	case '=', '-':
+		return len(bytes.Trim(line, string(line[:1]))) == 0
+	}
+	return false
+}
+
+// isRefDef reports whether line may start a link reference definition:
+// up to three spaces, "[" (not a footnote's "[^") and "]:" later on.
+func isRefDef(line []byte) bool {
+	i := 0
+	for i < len(line) && i < 3 && line[i] == ' ' {
+		i++
+	}
+	if i >= len(line)-1 || line[i] != '[' || line[i+1] == '^' {
+		return false
+	}
+	for j := i + 1; j+1 < len(line); j++ {
+		if line[j] == ']' && line[j+1] == ':' {
+			return true
+		}
+	}
+	return false
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// cells counts the cells of a delimiter row: its pipes, less a leading
+// and a trailing one, plus one.
+func cells(row []byte) int {
+	row = bytes.TrimSpace(row)
+	row = bytes.TrimPrefix(row, []byte("|"))
+	row = bytes.TrimSuffix(row, []byte("|"))
+	return bytes.Count(row, []byte("|")) + 1
+}

@@ -1,0 +1,178 @@
+package markdown
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// fill repeats unit up to n bytes.
+func fill(unit string, n int) string { return strings.Repeat(unit, n/len(unit)) }
+
+// hostile are inputs on which goldmark, unguarded, spends gigabytes or
+// minutes; the comment says what each cost before measure refused it.
+func hostile() map[string]string {
+	var footnotes, refDefs, ticks strings.Builder
+	for i := range 100_000 {
+		fmt.Fprintf(&footnotes, "x[^%d]", i)
+	}
+	footnotes.WriteString("\n\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&footnotes, "[^%d]: n\n", i)
+	}
+	for i := range 100_000 {
+		fmt.Fprintf(&refDefs, "[l%d]: /u%d\n", i, i)
+	}
+	for i := 1; ticks.Len() < 2<<20; i++ {
+		ticks.WriteString(strings.Repeat("`", i) + "a")
+	}
+	const mib = 1 << 20
+	// Each is about twice the size the budgets admit. The figures say what
+	// each cost before it was measured, at that size or the one named.
+	return map[string]string{
+		"table padded to a wide header":   "|" + strings.Repeat("a|", 1000) + "\n|" + strings.Repeat("-|", 1000) + "\n" + fill("x\n", 8<<10), // 750 MB; 100 KB exhausts memory
+		"link destinations without end":   fill("[a](", 256<<10),                                                                             // 33 s, quadratic
+		"emphasis and links":              fill("*[a*](", 256<<10),                                                                           // 25 s, quadratic
+		"mixed emphasis":                  fill("*a_b*c_d**e_f*g**h*i_j**", 256<<10),                                                         // 4 s, quadratic
+		"footnotes":                       footnotes.String(),                                                                                // 110 s
+		"link reference definitions":      refDefs.String(),                                                                                  // 17 s
+		"definitions over two lines":      fill("[a]:\n", mib),                                                                               // 31 s, quadratic
+		"backtick runs of growing length": ticks.String(),                                                                                    // 39 s at 10 MiB
+		"open brackets":                   fill("[", 2*mib),                                                                                  // 800 MB; 4.1 GB and 23 s at 10 MiB
+		"emphasis chain":                  fill("*a **b ", mib),                                                                              // 1.4 GB and 12 s at 10 MiB
+		"image openers":                   fill("![", 2*mib),                                                                                 // 2 GB at 10 MiB
+		"paragraphs":                      fill("a\n\n", 4*mib),                                                                              // 1.5 GB at 10 MiB
+		"setext headings":                 fill("a\n=\n", 2*mib),                                                                             // 3.2 GB and 14 s at 10 MiB
+		"list items":                      fill("- a\n", 3*mib),                                                                              // 1.9 GB and 11 s at 10 MiB
+		"one-cell table rows":             "|a|\n|-|\n" + fill("x\n", 2*mib),                                                                 // 3.6 GB at 10 MiB
+		"nested lists on every line":      fill(strings.Repeat("- ", 64)+"x\n", 3*mib),                                                       // 2.6 GB at 10 MiB
+	}
+}
+
+// TestHostileRefused expects every hostile input to be refused as too
+// large before goldmark runs, with a message that says why. Some would
+// also meet the tree's node limit, but only after goldmark had built
+// them: the allocations tell the two apart.
+func TestHostileRefused(t *testing.T) {
+	p := New(nil)
+	for name, src := range hostile() {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: src})
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*uint64(len(src))+8<<20 {
+				t.Errorf("allocated %d MB for %d KB of input: goldmark ran", alloc>>20, len(src)>>10)
+			}
+			if stage.CodeOf(err) != stage.CodeTooLarge {
+				t.Fatalf("got %v, want a too-large error", err)
+			}
+			if msg := stage.SafeMessage(err); !strings.HasPrefix(msg, "document too complex: ") {
+				t.Errorf("message %q does not say the document is too complex", msg)
+			}
+		})
+	}
+}
+
+// TestRealDocumentsAdmitted repeats each corpus document to the host's
+// default body limit: every one must stay within every budget.
+func TestRealDocumentsAdmitted(t *testing.T) {
+	for _, c := range corpus {
+		t.Run(c.file, func(t *testing.T) {
+			doc := readCorpus(t, c.file)
+			var b strings.Builder
+			for b.Len() < 10<<20 {
+				b.WriteString(doc)
+				b.WriteString("\n\n")
+			}
+			c := measure(defuse([]byte(b.String()), lineMarkers, lineIndent))
+			if err := c.check(DefaultMaxNodes); err != nil {
+				t.Fatalf("%v (cost %+v)", err, c)
+			}
+		})
+	}
+}
+
+// TestEstimateErrsHigh compares the node estimate with the AST goldmark
+// really builds, for each kind of content alone: the estimate must never
+// be lower, or a document could grow past the budget unseen.
+func TestEstimateErrsHigh(t *testing.T) {
+	shapes := map[string]string{
+		"paragraph lines":    fill("word word\n", 64<<10),
+		"paragraphs":         fill("a\n\n", 64<<10),
+		"headings":           fill("# a\n", 64<<10),
+		"setext":             fill("a\n=\n", 64<<10),
+		"list items":         fill("- a\n", 64<<10),
+		"task items":         fill("- [ ] a\n", 64<<10),
+		"ordered items":      fill("1. a\n", 64<<10),
+		"quotes":             fill(">>>> a\n", 64<<10),
+		"nested lists":       fill(strings.Repeat("- ", 64)+"x\n", 64<<10),
+		"emphasis":           fill("*a **b ", 64<<10),
+		"links":              fill("[a](b) ", 64<<10),
+		"images in links":    fill("[![a](b)](c) ", 64<<10),
+		"brackets":           fill("[", 64<<10),
+		"raw html":           fill("a <span> ", 64<<10),
+		"entities":           fill("&amp;", 64<<10),
+		"escapes":            fill("\\*", 64<<10),
+		"code spans":         fill("`a` ", 64<<10),
+		"autolinks":          fill("<http://a> www.b.com ", 64<<10),
+		"table":              "| a | b | c |\n|---|---|---|\n" + fill("| x | *y* | z |\n", 64<<10),
+		"padded table":       "|" + strings.Repeat("a|", 100) + "\n|" + strings.Repeat("-|", 100) + "\n" + fill("x\n", 4<<10),
+		"footnote refs":      "[^a]: n\n\n" + fill("x[^a]", 64<<10),
+		"footnote defs":      fill("x[^a]\n\n[^a]: n\n\n", 64<<10),
+		"link refs":          "[a]: /u\n\n" + fill("[a] ", 64<<10),
+		"html comment lines": fill("a <!--a\n", 64<<10),
+	}
+	for _, c := range corpus {
+		shapes["corpus "+c.file] = readCorpus(t, c.file)
+	}
+	p := New(nil)
+	for name, src := range shapes {
+		t.Run(name, func(t *testing.T) {
+			b := defuse([]byte(src), lineMarkers, lineIndent)
+			doc := p.md.Parser().Parse(text.NewReader(b))
+			nodes := int64(0)
+			_ = ast.Walk(doc, func(_ ast.Node, entering bool) (ast.WalkStatus, error) {
+				if entering {
+					nodes++
+				}
+				return ast.WalkContinue, nil
+			})
+			if est := measure(b).nodes; est < nodes {
+				t.Errorf("estimate %d nodes, goldmark built %d", est, nodes)
+			}
+		})
+	}
+}
+
+// TestLinkScanReach checks the destination scan model against goldmark's
+// rule: from after "](" to the next space or the ")" that closes more
+// than it opened, escapes skipped.
+func TestLinkScanReach(t *testing.T) {
+	tests := []struct {
+		line string
+		want int64
+	}{
+		{"[a](bc)", 2},
+		{"[a](bc)[d](ef)", 4},
+		{"[a](b c)", 1},
+		{"[a](b(c)d)e", 5},
+		{`[a](b\)c)`, 4},
+		{"[a](bcd", 3},
+		{"[a]( b)", 0},
+		{"[a](b[c](d)e)", 8 + 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			if got := measure([]byte(tt.line)).linkScans; got != tt.want {
+				t.Fatalf("reach %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
