@@ -90,9 +90,11 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 		return nil, err
 	}
 	var out bytes.Buffer
-	out.Grow(len(src) + len(src)/2)
-	if err := p.md.Renderer().Render(&out, src, doc); err != nil {
-		return nil, stage.Wrap(stage.CodeInternal, err, "render markdown to html")
+	if !req.SkipHTML { // a tree renderer never reads the HTML
+		out.Grow(len(src) + len(src)/2)
+		if err := p.md.Renderer().Render(&out, src, doc); err != nil {
+			return nil, stage.Wrap(stage.CodeInternal, err, "render markdown to html")
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)

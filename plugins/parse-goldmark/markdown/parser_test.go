@@ -3,6 +3,8 @@ package markdown
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +110,27 @@ func TestEmptyInput(t *testing.T) {
 	}
 	if d := res.Document; d.HTML != "" || d.Title != "" || len(d.Outline) != 0 || d.Root == nil || d.Root.Kind != stage.KindDocument || len(d.Root.Children) != 0 {
 		t.Fatalf("empty input gave %+v", d)
+	}
+}
+
+func TestSkipHTMLKeepsTheTree(t *testing.T) {
+	p := New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if _, err := p.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	md := "# Title\n\nSome *text*.\n"
+	full, err := p.Parse(context.Background(), &stage.ParseRequest{Markdown: md})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := p.Parse(context.Background(), &stage.ParseRequest{Markdown: md, SkipHTML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lean.Document.HTML != "" || full.Document.HTML == "" {
+		t.Fatalf("HTML: lean %q, full %q", lean.Document.HTML, full.Document.HTML)
+	}
+	if lean.Document.Root.PlainText() != full.Document.Root.PlainText() || lean.Document.Title != "Title" || len(lean.Document.Outline) != 1 {
+		t.Fatalf("tree, title or outline changed: %+v", lean.Document)
 	}
 }
