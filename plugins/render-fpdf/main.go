@@ -19,12 +19,9 @@ func main() {
 	// and over: a quarter more throughput at GOGC=400 (plugins/bench). The
 	// soft limit keeps a burst of long documents from growing without end.
 	// GOGC and GOMEMLIMIT in the environment still win.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(1 << 30)
 	}
 	log := sdkplugin.Logger()
-	sdkplugin.Serve(stage.NameRender, render.New(log))
+	sdkplugin.Serve(stage.NameRender, render.New(log), sdkplugin.WithGCPercent(400))
 }
