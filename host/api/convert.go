@@ -30,8 +30,17 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
+	held := &heldBody{ReadCloser: r.Body, b: s.bodies}
+	defer func() { s.bodies.give(held.held) }()
+	body, err := io.ReadAll(http.MaxBytesReader(w, held, s.opt.MaxBodyBytes))
 	if err != nil {
+		if isBodiesFull(err) {
+			// Read the rest without holding it, so that the client, still
+			// sending, gets the 429 rather than a reset connection.
+			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, s.opt.MaxBodyBytes))
+			s.fail(w, r, err)
+			return
+		}
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").

@@ -32,10 +32,15 @@ type Stages interface {
 
 // Options are the limits and settings the handlers enforce.
 type Options struct {
-	PublicURL      string
-	MaxBodyBytes   int64
-	MaxHostedBytes int64
-	RequestTimeout time.Duration
+	PublicURL    string
+	MaxBodyBytes int64
+	// MaxHeldBodyBytes bounds the request bodies held at once, from the
+	// first byte read until the response; past it the API answers 429.
+	// Default: two full-size bodies per conversion slot (the host peaks
+	// at about five times this while they are read and decoded).
+	MaxHeldBodyBytes int64
+	MaxHostedBytes   int64
+	RequestTimeout   time.Duration
 	// MaxConcurrent conversions run at once; up to Queue more wait for a
 	// slot, and past that the API answers 429.
 	MaxConcurrent        int
@@ -63,6 +68,7 @@ type Server struct {
 	pipe    *pipeline.Pipeline
 	limiter *limiter
 	admit   *admission
+	bodies  *bodies
 	router  *mux.Router
 }
 
@@ -80,8 +86,12 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	if opt.Queue <= 0 {
 		opt.Queue = 128
 	}
+	if opt.MaxHeldBodyBytes <= 0 {
+		opt.MaxHeldBodyBytes = 2 * int64(opt.MaxConcurrent) * opt.MaxBodyBytes
+	}
+	opt.MaxHeldBodyBytes = max(opt.MaxHeldBodyBytes, opt.MaxBodyBytes)
 	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now),
-		admit: newAdmission(opt.MaxConcurrent, opt.Queue)}
+		admit: newAdmission(opt.MaxConcurrent, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes}}
 	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {
 		m.ObserveStage(name, stages.Plugin(name), d, err)
 	})
