@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/core/apierr"
 	"github.com/mdpress/mdpress/core/papers"
@@ -135,8 +136,27 @@ func enum(field string, raw json.RawMessage, allowed []string) (string, error) {
 			break
 		}
 	}
-	return "", invalid(fmt.Sprintf("the %s field has an unsupported value %q", field, s),
-		map[string]any{"field": field, "received": s, "allowed": allowed}).WithHint(hint)
+	shown := clip(s)
+	return "", invalid(fmt.Sprintf("the %s field has an unsupported value %q", field, shown),
+		map[string]any{"field": field, "received": shown, "allowed": allowed}).WithHint(hint)
+}
+
+// maxShown is the most bytes of a rejected value an error repeats: enough
+// to recognise a typo, and the body and the log line stay small however
+// large the value sent (a 5 MB pageSize came back twice over).
+const maxShown = 64
+
+// clip shortens s to maxShown bytes on a character boundary, marking the
+// cut.
+func clip(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func invalid(text string, details map[string]any) *apierr.Error {

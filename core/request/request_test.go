@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/core/apierr"
 )
@@ -82,3 +83,22 @@ func TestDefaults(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestRejectedValueClipped: an error repeats at most a short prefix of a
+// rejected value, cut on a character boundary, however large the value.
+func TestRejectedValueClipped(t *testing.T) {
+	for _, value := range []string{strings.Repeat("A", 5<<20), strings.Repeat("é", 1000)} {
+		_, err := Decode([]byte(`{"markdown":"x","pageSize":"` + value + `"}`))
+		var ae *apierr.Error
+		if !errors.As(err, &ae) {
+			t.Fatalf("want an apierr, got %v", err)
+		}
+		received, _ := ae.Body.Details["received"].(string)
+		if len(ae.Body.Error) > 200 || len(received) > maxShown+len("…") {
+			t.Fatalf("error of %d bytes repeats %d bytes of the value", len(ae.Body.Error), len(received))
+		}
+		if !strings.HasSuffix(received, "…") || !utf8.ValidString(received) || !strings.HasPrefix(value, strings.TrimSuffix(received, "…")) {
+			t.Fatalf("received %q is not a marked prefix of the value", received)
+		}
+	}
+}
