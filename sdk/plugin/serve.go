@@ -36,8 +36,10 @@ func WithGCPercent(p int) ServeOption { return func(c *serveConfig) { c.gcPercen
 // DefaultGCPercent is the GC pace Serve sets unless GOGC is in the
 // environment. A stage call allocates messages many times the size of a
 // plugin's small live heap, so Go's default of 100 collects several times
-// per request; 300 cut the CPU of a whole conversion by about a tenth
-// (plugins/bench) for a few MiB more heap per process.
+// per request; 300 cut the plugins' CPU per conversion by about a tenth
+// (plugins/bench) for a few MiB more heap per process. The host keeps Go's
+// default: it streams hosted files, where a slower pace would hold more
+// spent chunks.
 const DefaultGCPercent = 300
 
 // Serve runs impl as the plugin for the named stage and returns when the

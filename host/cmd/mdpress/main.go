@@ -7,18 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
-
-	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 )
 
 func main() {
-	// The host relays every stage's messages, allocating far more per
-	// request than it keeps; see sdkplugin.DefaultGCPercent.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(sdkplugin.DefaultGCPercent)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newRoot().ExecuteContext(ctx); err != nil {
