@@ -191,7 +191,11 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 		case ']':
 			c.nodes++
 			if i+1 < len(body) && body[i+1] == '(' {
-				scans = append(scans, linkScan{start: i + 2, depth: depth + 1})
+				if len(scans) == maxOpenScans {
+					c.linkScans = max(c.linkScans, maxLinkScanWork+1)
+				} else {
+					scans = append(scans, linkScan{start: i + 2, depth: depth + 1})
+				}
 			}
 		case '(':
 			depth++
@@ -228,6 +232,12 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 	b.scans = scans
 	return fnRefs
 }
+
+// maxOpenScans bounds the open destination scans measure keeps. So many
+// already cover more than maxLinkScanWork bytes, since they start at least
+// two bytes apart (2+4+...+2n), so past it the budget is spent and the
+// rest are not kept: 10 MiB of "](" would have kept 80 MB of them.
+const maxOpenScans = 1 << 14
 
 // linkScan is a link destination scan still open.
 type linkScan struct{ start, depth int }

@@ -176,3 +176,26 @@ func TestLinkScanReach(t *testing.T) {
 		})
 	}
 }
+
+// TestMeasureSmall: the scan that guards goldmark must not itself grow
+// with the input's hostility.
+func TestMeasureSmall(t *testing.T) {
+	for name, src := range map[string]string{
+		"open link destinations": strings.Repeat("](", 5<<20),
+		"backtick runs":          strings.Repeat("a`", 5<<20),
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := []byte(src)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			c := measure(b)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+				t.Errorf("measure allocated %d MB", alloc>>20)
+			}
+			if c.check(DefaultMaxNodes) == nil {
+				t.Error("not refused")
+			}
+		})
+	}
+}
