@@ -189,7 +189,7 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job) (*Result, er
 		ttl = job.ReplayTTL
 	}
 	if job.Hosted && job.MaxHostedBytes > 0 && int64(len(res.PDF)) > job.MaxHostedBytes {
-		size := fmt.Sprintf("%s (limit %s)", HumanBytes(int64(len(res.PDF))), HumanBytes(job.MaxHostedBytes))
+		size := OverLimit(int64(len(res.PDF)), job.MaxHostedBytes)
 		return nil, &stage.Error{Code: stage.CodeTooLarge,
 			Message: "the PDF is larger than the hosted-file limit; request output=binary instead",
 			Details: map[string]string{"size": size}}
@@ -261,6 +261,17 @@ func HumanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}
+
+// OverLimit says how big something is against its limit, e.g.
+// "61.4 kB (limit 60.0 kB)", in exact bytes when rounding would make the two
+// look equal.
+func OverLimit(size, limit int64) string {
+	s, l := HumanBytes(size), HumanBytes(limit)
+	if s == l {
+		s, l = fmt.Sprintf("%d bytes", size), fmt.Sprintf("%d bytes", limit)
+	}
+	return s + " (limit " + l + ")"
 }
 
 // Filename turns a document title into a safe download name.

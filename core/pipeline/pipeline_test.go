@@ -197,3 +197,17 @@ func TestRendererGetsOnlyWhatItReads(t *testing.T) {
 		}
 	}
 }
+
+func TestOverLimit(t *testing.T) {
+	for _, tt := range []struct {
+		size, limit int64
+		want        string
+	}{
+		{61400, 60000, "61.4 kB (limit 60.0 kB)"},
+		{10485790, 10485760, "10485790 bytes (limit 10485760 bytes)"},
+	} {
+		if got := OverLimit(tt.size, tt.limit); got != tt.want {
+			t.Errorf("OverLimit(%d, %d) = %q, want %q", tt.size, tt.limit, got, tt.want)
+		}
+	}
+}

@@ -46,11 +46,10 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 			e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").
 				WithHint("send less Markdown per request")
 			// Reading stops at the limit; Content-Length, when sent, says how big.
-			size := "more than " + pipeline.HumanBytes(tooBig.Limit)
+			e.Body.Size = fmt.Sprintf("more than %d bytes (limit %s)", tooBig.Limit, pipeline.HumanBytes(tooBig.Limit))
 			if r.ContentLength > tooBig.Limit {
-				size = pipeline.HumanBytes(r.ContentLength)
+				e.Body.Size = pipeline.OverLimit(r.ContentLength, tooBig.Limit)
 			}
-			e.Body.Size = fmt.Sprintf("%s (limit %s)", size, pipeline.HumanBytes(tooBig.Limit))
 			writeError(w, e)
 			return
 		}
