@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -47,7 +48,7 @@ func TestCrashLeavesNothingServed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			id := newID()
+			id := fileid.New()
 			if err := root.MkdirAll(fanout(id), 0o750); err != nil {
 				t.Fatal(err)
 			}

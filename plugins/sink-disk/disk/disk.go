@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -125,7 +126,7 @@ func (d *Disk) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	id := newID()
+	id := fileid.New()
 	sum := sha256.Sum256(req.PDF)
 	now := d.now().UTC()
 	m := meta{

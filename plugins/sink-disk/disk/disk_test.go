@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -29,7 +30,7 @@ func TestStoreOpenRoundTrip(t *testing.T) {
 	pdf := append([]byte("%PDF-1.7\n"), pattern(10_000)...)
 
 	resp := store(t, d, pdf, 7*24*time.Hour)
-	if !validID(resp.ID) {
+	if !fileid.Valid(resp.ID) {
 		t.Fatalf("id %q is not 32 lowercase hex", resp.ID)
 	}
 	if resp.URL != "" {
@@ -171,8 +172,8 @@ func TestOpenRejectsBadIDs(t *testing.T) {
 	}
 	for _, badID := range bad {
 		t.Run(strings.ToValidUTF8(badID, "?"), func(t *testing.T) {
-			if validID(badID) {
-				t.Fatalf("validID(%q) = true", badID)
+			if fileid.Valid(badID) {
+				t.Fatalf("fileid.Valid(%q) = true", badID)
 			}
 			_, err := d.Open(context.Background(), &stage.OpenRequest{ID: badID, Length: -1})
 			wantCode(t, err, stage.CodeNotFound)
@@ -198,7 +199,7 @@ func TestOpenRejectsBadIDs(t *testing.T) {
 
 	t.Run("unknown valid id", func(t *testing.T) {
 		d := configured(t, dir, newClock(), nil)
-		_, err := d.Open(context.Background(), &stage.OpenRequest{ID: newID(), Length: -1})
+		_, err := d.Open(context.Background(), &stage.OpenRequest{ID: fileid.New(), Length: -1})
 		wantCode(t, err, stage.CodeNotFound)
 	})
 }
@@ -314,7 +315,7 @@ func TestLifecycle(t *testing.T) {
 	}
 	d.Close()
 	d.Close()
-	if _, err := d.Open(context.Background(), &stage.OpenRequest{ID: newID(), Length: -1}); stage.CodeOf(err) != stage.CodeUnavailable {
+	if _, err := d.Open(context.Background(), &stage.OpenRequest{ID: fileid.New(), Length: -1}); stage.CodeOf(err) != stage.CodeUnavailable {
 		t.Fatalf("open after close: %v", err)
 	}
 }

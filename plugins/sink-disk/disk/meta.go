@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mdpress/mdpress/core/fileid"
 )
 
 // File name parts. tmpPrefix starts with a dot so a temp file can never be
@@ -61,7 +63,7 @@ func readMeta(root *os.Root, name, id string) (meta, error) {
 // goes to a temp file in the same directory, is fsynced, renamed over name,
 // and the directory is fsynced so the rename itself survives a crash.
 func writeAtomic(root *os.Root, dir, name string, data []byte) (err error) {
-	tmp := filepath.Join(dir, tmpPrefix+newID()[:16])
+	tmp := filepath.Join(dir, tmpPrefix+fileid.New()[:16])
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -15,7 +16,7 @@ import (
 // the open file, so nothing is read into memory ahead of the caller.
 func (d *Disk) Open(ctx context.Context, req *stage.OpenRequest) (*stage.OpenResponse, error) {
 	// The id is checked before anything touches the directory.
-	if !validID(req.ID) {
+	if !fileid.Valid(req.ID) {
 		return nil, notFound()
 	}
 	if req.Offset < 0 || req.Length < -1 {

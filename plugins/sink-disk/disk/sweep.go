@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mdpress/mdpress/core/fileid"
 )
 
 // orphanAge is how old a temp file or a data file without a record must be
@@ -100,7 +102,7 @@ func (d *Disk) sweepDir(root *os.Root, dir string) (int, error) {
 	now := d.now()
 	hasMeta := map[string]bool{}
 	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), metaExt); ok && validID(id) {
+		if id, ok := strings.CutSuffix(e.Name(), metaExt); ok && fileid.Valid(id) {
 			hasMeta[id] = true
 		}
 	}
@@ -136,7 +138,7 @@ func (d *Disk) sweepDir(root *os.Root, dir string) (int, error) {
 			}
 		case strings.HasSuffix(name, dataExt):
 			id := strings.TrimSuffix(name, dataExt)
-			if validID(id) && !hasMeta[id] && olderThan(e, now, orphanAge) {
+			if fileid.Valid(id) && !hasMeta[id] && olderThan(e, now, orphanAge) {
 				remove(name)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -86,7 +87,7 @@ func TestLifecycle(t *testing.T) {
 	if _, err := s.Store(context.Background(), &stage.StoreRequest{PDF: []byte("x"), TTL: time.Hour}); stage.CodeOf(err) != stage.CodeUnavailable {
 		t.Fatalf("store before configure: %v", err)
 	}
-	if _, err := s.Open(context.Background(), &stage.OpenRequest{ID: newID(), Length: -1}); stage.CodeOf(err) != stage.CodeUnavailable {
+	if _, err := s.Open(context.Background(), &stage.OpenRequest{ID: fileid.New(), Length: -1}); stage.CodeOf(err) != stage.CodeUnavailable {
 		t.Fatalf("open before configure: %v", err)
 	}
 }

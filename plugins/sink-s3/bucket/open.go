@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -19,7 +20,7 @@ import (
 // the requested range with a ranged GetObject.
 func (s *Sink) Open(ctx context.Context, req *stage.OpenRequest) (*stage.OpenResponse, error) {
 	// The id is checked before any request: nothing else may become a key.
-	if !validID(req.ID) {
+	if !fileid.Valid(req.ID) {
 		return nil, notFound()
 	}
 	if req.Offset < 0 || req.Length < -1 {

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -184,7 +185,7 @@ func TestNotFound(t *testing.T) {
 
 	t.Run("unknown id", func(t *testing.T) {
 		before := counter.n.Load()
-		_, err := s.Open(context.Background(), &stage.OpenRequest{ID: newID(), Length: -1})
+		_, err := s.Open(context.Background(), &stage.OpenRequest{ID: fileid.New(), Length: -1})
 		wantCode(t, err, stage.CodeNotFound)
 		if counter.n.Load() == before {
 			t.Fatal("the request counter saw no request; the malformed-id checks below prove nothing")
@@ -213,7 +214,7 @@ func TestExpiryAndSweep(t *testing.T) {
 	long := store(t, s, []byte("%PDF long"), 48*time.Hour).ID
 	st := s.cur.Load()
 	// Objects the sink did not write must survive any sweep.
-	foreign := []string{"hosted/pdf/notes.txt", "hosted/pdf/" + short + ".pdf.bak", "other/" + newID() + ".pdf"}
+	foreign := []string{"hosted/pdf/notes.txt", "hosted/pdf/" + short + ".pdf.bak", "other/" + fileid.New() + ".pdf"}
 	for _, k := range foreign {
 		if _, err := st.client.PutObject(context.Background(), &s3.PutObjectInput{
 			Bucket: &st.cfg.Bucket, Key: aws.String(k), Body: strings.NewReader("x"),
@@ -274,7 +275,7 @@ func TestSweepAbortsStaleUploads(t *testing.T) {
 	c := newClock()
 	s := configured(t, nil, WithClock(c.Now))
 	st := s.cur.Load()
-	key := st.key(newID())
+	key := st.key(fileid.New())
 	up, err := st.client.CreateMultipartUpload(context.Background(), &s3.CreateMultipartUploadInput{Bucket: &st.cfg.Bucket, Key: &key})
 	if err != nil {
 		t.Fatal(err)

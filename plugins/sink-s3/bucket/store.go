@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -30,7 +31,7 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 	if req.TTL <= 0 {
 		return nil, stage.Errorf(stage.CodeInvalid, "retention must be positive")
 	}
-	id := newID()
+	id := fileid.New()
 	key := st.key(id)
 	sum := sha256.Sum256(req.PDF)
 	now := s.now().UTC()

@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/mdpress/mdpress/core/fileid"
 )
 
 // staleUpload is how old an unfinished multipart upload must be before the
@@ -93,7 +95,7 @@ func (st *state) ours(key string) bool {
 		return false
 	}
 	id, ok := strings.CutSuffix(name, ".pdf")
-	return ok && validID(id)
+	return ok && fileid.Valid(id)
 }
 
 // expiry returns key's expiry. Objects are never rewritten, so each is
