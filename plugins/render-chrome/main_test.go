@@ -29,10 +29,7 @@ func TestPluginBinary(t *testing.T) {
 			t.Skip("no Chromium on this machine; install the chromium package")
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "render-chrome")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := plugintest.Build(t, ".")
 	p, cmd := startCmd(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -172,10 +169,7 @@ func TestBinaryConformance(t *testing.T) {
 			t.Skip("no Chromium on this machine; install the chromium package")
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "render-chrome")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := plugintest.Build(t, ".")
 	c := plugintest.Launch(t, bin, stage.NameRender, plugintest.Config{JSON: `{"tabs":1}`})
 	plugintest.Renderer(t, c, plugintest.Config{Configured: true}, "")
 }

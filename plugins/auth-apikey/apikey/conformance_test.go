@@ -3,8 +3,6 @@ package apikey
 import (
 	"io"
 	"log/slog"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/mdpress/mdpress/sdk/plugintest"
@@ -29,14 +27,7 @@ func TestConformance(t *testing.T) {
 		if testing.Short() {
 			t.Skip("builds the plugin binary; skipped in -short mode")
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			t.Skip("no go toolchain to build the plugin binary")
-		}
-		bin := filepath.Join(t.TempDir(), "auth-apikey")
-		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mdpress/mdpress/plugins/auth-apikey").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
-		}
+		bin := plugintest.Build(t, "github.com/mdpress/mdpress/plugins/auth-apikey")
 		req := backends[0].req(t)
 		key := issueKey(t, req)
 		c := plugintest.Launch(t, bin, stage.NameAuth, plugintest.Config{Request: req})

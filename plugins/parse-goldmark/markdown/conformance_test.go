@@ -1,8 +1,6 @@
 package markdown
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,14 +20,7 @@ func TestConformance(t *testing.T) {
 		if testing.Short() {
 			t.Skip("builds the plugin binary; skipped in -short mode")
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			t.Skip("no go toolchain to build the plugin binary")
-		}
-		bin := filepath.Join(t.TempDir(), "parse-goldmark")
-		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mdpress/mdpress/plugins/parse-goldmark").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
-		}
+		bin := plugintest.Build(t, "github.com/mdpress/mdpress/plugins/parse-goldmark")
 		c := plugintest.Launch(t, bin, stage.NameParse, plugintest.Config{})
 		t.Run("kit", func(t *testing.T) {
 			plugintest.Parser(t, c, plugintest.Config{Configured: true})

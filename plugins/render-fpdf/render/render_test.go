@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,14 +32,7 @@ func TestConformance(t *testing.T) {
 		if testing.Short() {
 			t.Skip("builds the plugin binary; skipped in -short mode")
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			t.Skip("no go toolchain to build the plugin binary")
-		}
-		bin := filepath.Join(t.TempDir(), "render-fpdf")
-		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mdpress/mdpress/plugins/render-fpdf").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
-		}
+		bin := plugintest.Build(t, "github.com/mdpress/mdpress/plugins/render-fpdf")
 		c := plugintest.Launch(t, bin, stage.NameRender, plugintest.Config{JSON: `{"maxPages": 500}`})
 		plugintest.Renderer(t, c, plugintest.Config{Configured: true}, "")
 

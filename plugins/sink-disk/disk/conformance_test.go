@@ -3,8 +3,6 @@ package disk
 import (
 	"io"
 	"log/slog"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/mdpress/mdpress/sdk/plugintest"
@@ -27,14 +25,7 @@ func TestConformance(t *testing.T) {
 		if testing.Short() {
 			t.Skip("builds the plugin binary; skipped in -short mode")
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			t.Skip("no go toolchain to build the plugin binary")
-		}
-		bin := filepath.Join(t.TempDir(), "sink-disk")
-		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mdpress/mdpress/plugins/sink-disk").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
-		}
+		bin := plugintest.Build(t, "github.com/mdpress/mdpress/plugins/sink-disk")
 		c := plugintest.Launch(t, bin, stage.NameSink, plugintest.Config{})
 		plugintest.Sink(t, c, plugintest.Config{Configured: true})
 	})

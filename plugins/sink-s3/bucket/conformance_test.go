@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/mdpress/mdpress/sdk/plugintest"
@@ -29,10 +27,6 @@ func TestConformance(t *testing.T) {
 		if testing.Short() {
 			t.Skip("builds the plugin binary; skipped in -short mode")
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			t.Skip("no go toolchain to build the plugin binary")
-		}
 		// The binary reads the real environment. Keys there win over the
 		// config's, so give it the server's keys that way: a developer's
 		// own AWS keys cannot leak in, and the environment path is tested.
@@ -46,10 +40,7 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := plugintest.Config{JSON: string(raw)}
-		bin := filepath.Join(t.TempDir(), "sink-s3")
-		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mdpress/mdpress/plugins/sink-s3").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
-		}
+		bin := plugintest.Build(t, "github.com/mdpress/mdpress/plugins/sink-s3")
 		c := plugintest.Launch(t, bin, stage.NameSink, cfg)
 		plugintest.Sink(t, c, plugintest.Config{Configured: true})
 	})

@@ -1,8 +1,6 @@
 package themes
 
 import (
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/mdpress/mdpress/sdk/plugintest"
@@ -19,14 +17,7 @@ func TestConformance(t *testing.T) {
 		if testing.Short() {
 			t.Skip("builds the plugin binary; skipped in -short mode")
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			t.Skip("no go toolchain to build the plugin binary")
-		}
-		bin := filepath.Join(t.TempDir(), "style-themes")
-		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/mdpress/mdpress/plugins/style-themes").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
-		}
+		bin := plugintest.Build(t, "github.com/mdpress/mdpress/plugins/style-themes")
 		c := plugintest.Launch(t, bin, stage.NameStyle, plugintest.Config{})
 		plugintest.Styler(t, c, plugintest.Config{Configured: true})
 
