@@ -3,13 +3,12 @@ package credits
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/mdpress/mdpress/core/accounts"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -59,7 +58,7 @@ func parseConfig(raw []byte) (Config, error) {
 		if len(f.raw) == 0 || string(f.raw) == "null" {
 			continue
 		}
-		d, err := parseDuration(f.raw)
+		d, err := sdkplugin.ParseDuration(f.raw)
 		if err != nil {
 			return c, stage.Wrap(stage.CodeInvalid, err,
 				fmt.Sprintf("meter-credits config: %s: want a duration such as \"10m\" or a number of seconds", f.key))
@@ -70,21 +69,4 @@ func parseConfig(raw []byte) (Config, error) {
 		*f.dst = d
 	}
 	return c, nil
-}
-
-// parseDuration reads a Go duration string ("10m") or a number of seconds,
-// the two shapes a YAML author is likely to write.
-func parseDuration(b json.RawMessage) (time.Duration, error) {
-	if b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return 0, err
-		}
-		return time.ParseDuration(s)
-	}
-	secs, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return 0, errors.New("not a number")
-	}
-	return time.Duration(secs * float64(time.Second)), nil
 }

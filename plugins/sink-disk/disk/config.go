@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"time"
 
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -54,7 +54,7 @@ func parseConfig(raw []byte, dataDir string) (Config, error) {
 		c.Dir = filepath.Join(dataDir, "files")
 	}
 	if len(rc.SweepInterval) > 0 && string(rc.SweepInterval) != "null" {
-		d, err := parseDuration(rc.SweepInterval)
+		d, err := sdkplugin.ParseDuration(rc.SweepInterval)
 		if err != nil {
 			return c, stage.Wrap(stage.CodeInvalid, err, "sink-disk config: sweepInterval: want a duration such as \"10m\" or a number of seconds")
 		}
@@ -64,23 +64,6 @@ func parseConfig(raw []byte, dataDir string) (Config, error) {
 		c.SweepInterval = d
 	}
 	return c, nil
-}
-
-// parseDuration reads a Go duration string ("10m") or a number of seconds,
-// the two shapes a YAML author is likely to write.
-func parseDuration(b json.RawMessage) (time.Duration, error) {
-	if b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return 0, err
-		}
-		return time.ParseDuration(s)
-	}
-	secs, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return 0, err
-	}
-	return time.Duration(secs * float64(time.Second)), nil
 }
 
 func configError(err error) error {

@@ -8,10 +8,10 @@ import (
 	"io"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -120,30 +120,13 @@ func parseConfig(raw []byte) (Config, error) {
 		c.PartSize = mb << 20
 	}
 	if len(rc.SweepInterval) > 0 && string(rc.SweepInterval) != "null" {
-		d, err := parseDuration(rc.SweepInterval)
+		d, err := sdkplugin.ParseDuration(rc.SweepInterval)
 		if err != nil || d < 0 {
 			return c, invalid(`sweepInterval: want a duration such as "1h" or a number of seconds; 0 turns the sweeper off`)
 		}
 		c.SweepInterval = d
 	}
 	return c, nil
-}
-
-// parseDuration reads a Go duration string ("10m") or a number of seconds,
-// the two shapes a YAML author is likely to write.
-func parseDuration(b json.RawMessage) (time.Duration, error) {
-	if b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return 0, err
-		}
-		return time.ParseDuration(s)
-	}
-	secs, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return 0, err
-	}
-	return time.Duration(secs * float64(time.Second)), nil
 }
 
 func invalid(msg string) error {
