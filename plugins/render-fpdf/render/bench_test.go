@@ -63,15 +63,25 @@ func benchDoc(b *testing.B, r *Renderer, pages int) stage.Document {
 	return build(n)
 }
 
-// BenchmarkRender measures whole renders of 1 to 1,000 pages; cost should
-// grow linearly. Run it with
+// tinyDoc is the smallest document a client sends: a heading and one line
+// in three faces. Its render is almost all fixed cost per document.
+const tinyDoc = "# Report\n\nOne page of text for the benchmark, with **bold** and `code`.\n"
+
+// BenchmarkRender measures whole renders of a tiny document and of 1 to
+// 1,000 pages; cost should grow linearly past the tiny document's. Run it
+// with
 //
 //	go test -run '^$' -bench 'Render/' -benchmem ./plugins/render-fpdf/render/
 func BenchmarkRender(b *testing.B) {
 	r := newRenderer(b, `{}`)
-	for _, pages := range []int{1, 10, 100, 1000} {
-		d := benchDoc(b, r, pages)
-		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
+	for _, pages := range []int{0, 1, 10, 100, 1000} {
+		name, d := "pages=tiny", stage.Document{}
+		if pages == 0 {
+			d = markdownDoc(b, tinyDoc)
+		} else {
+			name, d = fmt.Sprintf("pages=%d", pages), benchDoc(b, r, pages)
+		}
+		b.Run(name, func(b *testing.B) {
 			page, _ := papers.Lookup("A4")
 			q := &stage.RenderRequest{Document: d, Tokens: modernTokens, Page: page, Numbering: stage.NumberingCenter}
 			var got, peak, size int
