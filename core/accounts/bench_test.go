@@ -65,3 +65,55 @@ func benchStore(b *testing.B, be backend) Store {
 	b.Cleanup(func() { s.Close() })
 	return s
 }
+
+// BenchmarkReserveCommitSerial is one request's credit path with no
+// contention: what each conversion costs the meter process.
+func BenchmarkReserveCommitSerial(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.driver, func(b *testing.B) {
+			s := benchStore(b, be)
+			a, err := s.CreateAccount(b.Context(), "free", ptr[int64](math.MaxInt64/2))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			cpu := startCPU(b)
+			for b.Loop() {
+				res, _, err := s.Reserve(b.Context(), ReserveParams{UserID: a.ID, Credits: 1})
+				if err == nil {
+					err = s.Commit(b.Context(), res.ID, "")
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu.report()
+		})
+	}
+}
+
+// BenchmarkAuthenticateSerial is one API request's key lookup with no
+// contention: what each request costs the auth process.
+func BenchmarkAuthenticateSerial(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.driver, func(b *testing.B) {
+			s := benchStore(b, be)
+			a, err := s.CreateAccount(b.Context(), "free", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			key, _, err := s.CreateKey(b.Context(), a.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			cpu := startCPU(b)
+			for b.Loop() {
+				if _, _, err := s.Authenticate(b.Context(), key); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu.report()
+		})
+	}
+}
