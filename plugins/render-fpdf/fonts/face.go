@@ -19,8 +19,14 @@ type Face struct {
 	width  []uint16 // rune -> advance in 1/1000 em, rounded the way fpdf rounds
 	tables []table  // tables shared by every copy, sorted by tag
 	head   []byte
+	hhea   []byte
+	maxp   []byte
 	glyf   []byte
 	loca   []uint32 // glyph id -> offset into glyf; one entry more than glyphs
+	// hmtx is the font's horizontal metrics: numHMetrics pairs of advance
+	// and left side bearing, then bearings alone for the remaining glyphs.
+	hmtx        []byte
+	numHMetrics int
 }
 
 type table struct {
@@ -29,10 +35,12 @@ type table struct {
 }
 
 // sharedTables are the tables fpdf reads that every per-document copy
-// holds unchanged. Layout tables (GSUB, GPOS, kern, ...) are left out: fpdf
-// never reads them. cmap, glyf, loca and head are built per document; post
-// is cut to its header, as fpdf reads nothing of the glyph names after it.
-var sharedTables = []string{"OS/2", "cvt ", "fpgm", "gasp", "hhea", "hmtx", "maxp", "name", "post", "prep"}
+// holds unchanged; none of them refers to glyphs by id. Layout tables
+// (GSUB, GPOS, kern, ...) are left out: fpdf never reads them. The tables
+// indexed by glyph id or counting glyphs (cmap, glyf, loca, hmtx, hhea,
+// maxp) and head are built per document; post is cut to its header, as
+// fpdf reads nothing of the glyph names after it.
+var sharedTables = []string{"OS/2", "cvt ", "fpgm", "gasp", "name", "post", "prep"}
 
 const bmp = 1 << 16
 
@@ -64,7 +72,8 @@ func Parse(name string, data []byte) (*Face, error) {
 	}
 	scale := 1000 / upem // multiplied in fpdf's order, for the same rounding
 	numGlyphs := int(binary.BigEndian.Uint16(maxp[4:]))
-	advances, err := readAdvances(dir["hmtx"], int(binary.BigEndian.Uint16(hhea[34:])), numGlyphs)
+	f.numHMetrics = int(binary.BigEndian.Uint16(hhea[34:]))
+	advances, err := readAdvances(dir["hmtx"], f.numHMetrics, numGlyphs)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +93,7 @@ func Parse(name string, data []byte) (*Face, error) {
 	if f.loca, err = readLoca(dir["loca"], binary.BigEndian.Uint16(head[50:]), numGlyphs, len(dir["glyf"])); err != nil {
 		return nil, err
 	}
-	f.head, f.glyf = head, dir["glyf"]
+	f.head, f.hhea, f.maxp, f.hmtx, f.glyf = head, hhea, maxp, dir["hmtx"], dir["glyf"]
 	for _, tag := range sharedTables {
 		d := dir[tag]
 		if tag == "post" && len(d) >= 32 {

@@ -93,54 +93,69 @@ func TestRunes(t *testing.T) {
 	}
 }
 
-// TestSubsetRendersLikeFull draws the same text with the full font and the
-// per-document copy and compares the rasterized pages pixel for pixel.
+// TestSubsetRendersLikeFull draws text full of composite glyphs in four
+// faces three ways: fpdf parsing the whole font file, fpdf parsing the
+// compact per-document copy, and Embed (the copy with a prepared
+// definition). The rasterized pages must match pixel for pixel: a glyph
+// or composite part renumbered wrongly would draw another shape.
 func TestSubsetRendersLikeFull(t *testing.T) {
 	if _, err := exec.LookPath("pdftoppm"); err != nil {
 		t.Skip("pdftoppm not installed")
 	}
 	set := loadSet(t)
-	id := Of(Sans, Regular)
-	full, err := File(id)
-	if err != nil {
-		t.Fatal(err)
+	if !set.Injecting() {
+		t.Fatal("prepared font definitions are not in use with the pinned fpdf version")
 	}
-	render := func(data []byte) []byte {
-		pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 400, Ht: 100}})
-		pdf.AddUTF8FontFromBytes("f", "", data)
-		pdf.AddPage()
-		pdf.SetFont("f", "", 14)
-		pdf.Text(10, 40, sample)
-		var buf bytes.Buffer
-		if err := pdf.Output(&buf); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command("pdftoppm", "-r", "100", "-gray", "-")
-		cmd.Stdin = &buf
-		out, err := cmd.Output()
+	lines := []string{sample, accented}
+	used := runesOf(sample + accented)
+	for _, id := range []ID{Of(Sans, Regular), Of(Serif, Italic), Of(Mono, Bold), Of(Sans, BoldItalic)} {
+		face := set.Face(id)
+		full, err := File(id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out
-	}
-	a, b := render(full), render(set.Face(id).Subset(runesOf(sample)))
-	if !bytes.Equal(a, b) {
-		t.Fatal("subset font renders differently from the full font")
-	}
-	var w, h, maxval int
-	var header int
-	if _, err := fmt.Sscanf(string(a), "P5\n%d %d\n%d\n", &w, &h, &maxval); err != nil {
-		t.Fatalf("not a PGM: %v", err)
-	}
-	header = len(a) - w*h
-	dark := 0
-	for _, p := range a[header:] {
-		if p < 128 {
-			dark++
+		render := func(add func(*fpdf.Fpdf)) []byte {
+			pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 640, Ht: 90}})
+			add(pdf)
+			pdf.AddPage()
+			pdf.SetFont(face.Name, "", 14)
+			for i, l := range lines {
+				pdf.Text(10, float64(30+30*i), l)
+			}
+			var buf bytes.Buffer
+			if err := pdf.Output(&buf); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("pdftoppm", "-r", "100", "-gray", "-")
+			cmd.Stdin = &buf
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
 		}
-	}
-	if dark < 500 {
-		t.Fatalf("only %d dark pixels: nothing drawn", dark)
+		want := render(func(pdf *fpdf.Fpdf) { pdf.AddUTF8FontFromBytes(face.Name, "", full) })
+		parsed := render(func(pdf *fpdf.Fpdf) { pdf.AddUTF8FontFromBytes(face.Name, "", face.Subset(used)) })
+		embedded := render(func(pdf *fpdf.Fpdf) { set.Embed(pdf, id, used) })
+		if !bytes.Equal(parsed, want) {
+			t.Errorf("%s: the per-document copy renders differently from the full font", face.Name)
+		}
+		if !bytes.Equal(embedded, want) {
+			t.Errorf("%s: Embed renders differently from the full font", face.Name)
+		}
+		var w, h, maxval int
+		if _, err := fmt.Sscanf(string(want), "P5\n%d %d\n%d\n", &w, &h, &maxval); err != nil {
+			t.Fatalf("not a PGM: %v", err)
+		}
+		dark := 0
+		for _, p := range want[len(want)-w*h:] {
+			if p < 128 {
+				dark++
+			}
+		}
+		if dark < 1000 {
+			t.Fatalf("%s: only %d dark pixels: nothing drawn", face.Name, dark)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package fonts
 
 import (
 	"encoding/binary"
+	"iter"
 	"math/bits"
 	"slices"
 	"strings"
@@ -44,113 +45,183 @@ func (s *Runes) Each(fn func(rune)) {
 	}
 }
 
-// Subset returns a TrueType font with the face's metrics whose cmap maps
-// only the runes in used (those the face has). fpdf parses it and writes
-// its own, glyph-level subset into the PDF; the smaller cmap is what saves
-// it the work. The result is always well formed: fpdf reports malformed
-// fonts by printing to stdout, which in a plugin would corrupt the
-// go-plugin handshake.
+// Subset returns a compact TrueType font for one document. Its cmap maps
+// only the runes in used (those the face has), and it holds only the glyphs
+// they need: .notdef, their own glyphs and, transitively, the parts of
+// composite glyphs, renumbered densely. fpdf parses it and writes its own
+// subset into the PDF; it walks hmtx, loca and its glyph maps by glyph
+// count, so a font of a few dozen glyphs rather than six thousand is what
+// saves it the work. The glyphs keep their original order, so fpdf numbers
+// the glyphs it embeds exactly as it would from the full font. The result
+// is always well formed: fpdf reports malformed fonts by printing to
+// stdout, which in a plugin would corrupt the go-plugin handshake.
 func (f *Face) Subset(used *Runes) []byte {
-	glyf, loca, head := f.glyphsFor(used)
-	tabs := append([]table{{"cmap", f.cmapFor(used)}, {"glyf", glyf}, {"head", head}, {"loca", loca}}, f.tables...)
+	ids := f.closure(used)
+	glyf, loca := f.glyphTables(ids)
+	head := slices.Clone(f.head)
+	binary.BigEndian.PutUint16(head[50:], 1) // indexToLocFormat: long
+	tabs := append([]table{
+		{"cmap", f.cmapFor(used, ids)},
+		{"glyf", glyf},
+		{"head", head},
+		{"hhea", withUint16(f.hhea, 34, len(ids))}, // numberOfHMetrics
+		{"hmtx", f.hmtxFor(ids)},
+		{"loca", loca},
+		{"maxp", withUint16(f.maxp, 4, len(ids))}, // numGlyphs
+	}, f.tables...)
 	slices.SortFunc(tabs, func(a, b table) int { return strings.Compare(a.tag, b.tag) })
 	return assemble(tabs)
 }
 
-// glyphsFor returns glyf and loca tables (long offsets) in which only the
-// glyphs of the used runes, the .notdef glyph and the parts of composite
-// glyphs keep their outlines; every other glyph is empty. Glyph ids do not
-// change, so hmtx and composite references stay valid. It also returns the
-// head table, marked for long loca offsets.
-func (f *Face) glyphsFor(used *Runes) (glyf, loca, head []byte) {
+// closure returns, in ascending order, the original ids of the glyphs a
+// copy for used keeps: .notdef, the glyphs of the used runes, and every
+// glyph a kept composite glyph is built from.
+func (f *Face) closure(used *Runes) []uint16 {
 	n := len(f.loca) - 1
-	keep := make([]bool, n)
-	var stack []uint16
+	seen := make([]uint64, (n+63)/64)
+	ids := make([]uint16, 0, used.Len()+1)
 	push := func(g uint16) {
-		if int(g) < n && !keep[g] {
-			keep[g] = true
-			stack = append(stack, g)
+		if int(g) < n && seen[g/64]&(1<<(g%64)) == 0 {
+			seen[g/64] |= 1 << (g % 64)
+			ids = append(ids, g)
 		}
 	}
 	push(0)
 	used.Each(func(r rune) { push(f.glyph[r]) })
-	for len(stack) > 0 {
-		g := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, c := range components(f.glyf[f.loca[g]:f.loca[g+1]]) {
+	for i := 0; i < len(ids); i++ { // ids grows as components are found
+		for _, c := range components(f.glyphData(ids[i])) {
 			push(c)
 		}
 	}
-	size := 0
-	for g, k := range keep {
-		if k {
-			size += int(f.loca[g+1]-f.loca[g]+3) &^ 3
-		}
-	}
-	glyf = make([]byte, 0, size)
-	loca = make([]byte, 4*(n+1))
-	for g, k := range keep {
-		binary.BigEndian.PutUint32(loca[4*g:], uint32(len(glyf)))
-		if k {
-			glyf = append(glyf, f.glyf[f.loca[g]:f.loca[g+1]]...)
-			for len(glyf)%4 != 0 {
-				glyf = append(glyf, 0)
-			}
-		}
-	}
-	binary.BigEndian.PutUint32(loca[4*n:], uint32(len(glyf)))
-	head = slices.Clone(f.head)
-	binary.BigEndian.PutUint16(head[50:], 1) // indexToLocFormat: long
-	return glyf, loca, head
+	slices.Sort(ids)
+	return ids
 }
 
-// components returns the glyph ids a composite glyph is built from.
-func components(g []byte) []uint16 {
-	if len(g) < 10 || int16(binary.BigEndian.Uint16(g)) >= 0 {
-		return nil // empty or a simple glyph
+func (f *Face) glyphData(g uint16) []byte { return f.glyf[f.loca[g]:f.loca[g+1]] }
+
+// newID returns the id in a copy keeping ids of the original glyph g; a
+// glyph the copy lacks becomes .notdef.
+func newID(ids []uint16, g uint16) uint16 {
+	i, ok := slices.BinarySearch(ids, g)
+	if !ok {
+		return 0
 	}
-	const (
-		argWords = 0x0001
-		hasScale = 0x0008
-		more     = 0x0020
-		hasXY    = 0x0040
-		twoByTwo = 0x0080
-	)
-	var out []uint16
-	for at := 10; at+4 <= len(g); {
-		flags := binary.BigEndian.Uint16(g[at:])
-		out = append(out, binary.BigEndian.Uint16(g[at+2:]))
-		at += 4
-		if flags&argWords != 0 {
-			at += 4
-		} else {
-			at += 2
+	return uint16(i)
+}
+
+// glyphTables returns glyf and loca tables (long offsets) holding the
+// glyphs ids under their new ids, with composite glyphs' references to
+// their parts rewritten to match.
+func (f *Face) glyphTables(ids []uint16) (glyf, loca []byte) {
+	size := 0
+	for _, g := range ids {
+		size += (len(f.glyphData(g)) + 3) &^ 3
+	}
+	glyf = make([]byte, 0, size)
+	loca = make([]byte, 4*(len(ids)+1))
+	be := binary.BigEndian
+	for i, g := range ids {
+		be.PutUint32(loca[4*i:], uint32(len(glyf)))
+		start := len(glyf)
+		glyf = append(glyf, f.glyphData(g)...)
+		for at := range componentRefs(glyf[start:]) {
+			ref := glyf[start+at:]
+			be.PutUint16(ref, newID(ids, be.Uint16(ref)))
 		}
-		switch {
-		case flags&hasScale != 0:
-			at += 2
-		case flags&hasXY != 0:
-			at += 4
-		case flags&twoByTwo != 0:
-			at += 8
+		for len(glyf)%4 != 0 {
+			glyf = append(glyf, 0)
 		}
-		if flags&more == 0 {
-			break
+	}
+	be.PutUint32(loca[4*len(ids):], uint32(len(glyf)))
+	return glyf, loca
+}
+
+// hmtxFor returns the horizontal metrics of the glyphs ids, one full
+// advance and bearing pair each; a glyph past the font's numberOfHMetrics
+// takes the last advance, as the format defines.
+func (f *Face) hmtxFor(ids []uint16) []byte {
+	out := make([]byte, 4*len(ids))
+	last := 4 * (f.numHMetrics - 1)
+	for i, g := range ids {
+		m := out[4*i : 4*i+4]
+		if int(g) < f.numHMetrics {
+			copy(m, f.hmtx[4*int(g):])
+			continue
+		}
+		copy(m[:2], f.hmtx[last:])
+		if at := 4*f.numHMetrics + 2*(int(g)-f.numHMetrics); at+2 <= len(f.hmtx) {
+			copy(m[2:], f.hmtx[at:])
 		}
 	}
 	return out
 }
 
+// withUint16 returns a copy of b with v written at offset at.
+func withUint16(b []byte, at, v int) []byte {
+	out := slices.Clone(b)
+	binary.BigEndian.PutUint16(out[at:], uint16(v))
+	return out
+}
+
+// components returns the glyph ids a composite glyph is built from.
+func components(g []byte) []uint16 {
+	var out []uint16
+	for at := range componentRefs(g) {
+		out = append(out, binary.BigEndian.Uint16(g[at:]))
+	}
+	return out
+}
+
+// componentRefs yields the offsets in a composite glyph of the glyph ids of
+// its parts; a simple or empty glyph has none.
+func componentRefs(g []byte) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if len(g) < 10 || int16(binary.BigEndian.Uint16(g)) >= 0 {
+			return
+		}
+		const (
+			argWords = 0x0001
+			hasScale = 0x0008
+			more     = 0x0020
+			hasXY    = 0x0040
+			twoByTwo = 0x0080
+		)
+		for at := 10; at+4 <= len(g); {
+			flags := binary.BigEndian.Uint16(g[at:])
+			if !yield(at + 2) {
+				return
+			}
+			at += 4
+			if flags&argWords != 0 {
+				at += 4
+			} else {
+				at += 2
+			}
+			switch {
+			case flags&hasScale != 0:
+				at += 2
+			case flags&hasXY != 0:
+				at += 4
+			case flags&twoByTwo != 0:
+				at += 8
+			}
+			if flags&more == 0 {
+				return
+			}
+		}
+	}
+}
+
 // cmapFor builds a cmap table with one format 4 subtable (Windows, Unicode
-// BMP). Runs of consecutive runes with consecutive glyphs share a segment.
-func (f *Face) cmapFor(used *Runes) []byte {
+// BMP) mapping the used runes to their glyphs' ids in the copy. Runs of consecutive runes with consecutive glyphs share a segment.
+func (f *Face) cmapFor(used *Runes, ids []uint16) []byte {
 	type seg struct{ start, end, glyph int }
 	var segs []seg
 	used.Each(func(r rune) {
-		g := int(f.glyph[r])
-		if g == 0 {
+		if f.glyph[r] == 0 {
 			return
 		}
+		g := int(newID(ids, f.glyph[r]))
 		if n := len(segs); n > 0 {
 			last := &segs[n-1]
 			if int(r) == last.end+1 && g == last.glyph+int(r)-last.start {
