@@ -308,6 +308,9 @@ func (sl *slot) launchLocked(ctx context.Context) error {
 		return fail(fmt.Errorf("dispense: %w", err))
 	}
 	stub := raw.(*sdkplugin.Client)
+	// The host never reads a document tree, it only passes the parser's on
+	// to the renderer: decoding it here would be pure cost.
+	stub.RelayTrees()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	resp, err := stub.Configure(cctx, sl.spec.Config)

@@ -25,6 +25,7 @@ type Client struct {
 	style  pb.StyleClient
 	render pb.RenderClient
 	sink   pb.SinkClient
+	relay  bool
 }
 
 func newClient(stageName string, conn *grpc.ClientConn) *Client {
@@ -40,6 +41,12 @@ func newClient(stageName string, conn *grpc.ClientConn) *Client {
 // stageName. The host gets its clients from go-plugin; this is for tests and
 // for tools that reach a plugin another way.
 func NewClient(stageName string, conn *grpc.ClientConn) *Client { return newClient(stageName, conn) }
+
+// RelayTrees makes Parse return the document tree undecoded, in
+// Document.Encoded with Root nil, for a caller that passes it on to other
+// plugins without reading it: the host saves decoding and re-encoding every
+// tree. Call it before the client is used.
+func (c *Client) RelayTrees() { c.relay = true }
 
 // Stage names the stage the plugin serves.
 func (c *Client) Stage() string { return c.stage }
@@ -124,11 +131,19 @@ func (c *Client) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	if err != nil {
 		return nil, fromStatus(err)
 	}
-	return &stage.ParseResponse{Document: docFromPB(out.GetDocument())}, nil
+	doc, err := docFromPB(out.GetDocument(), c.relay)
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "internal error")
+	}
+	return &stage.ParseResponse{Document: doc}, nil
 }
 
 func (c *Client) Style(ctx context.Context, req *stage.StyleRequest) (*stage.StyleResponse, error) {
-	out, err := c.style.Style(ctx, &pb.StyleRequest{Document: docToPB(req.Document), Theme: req.Theme,
+	doc, err := docToPB(req.Document)
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "internal error")
+	}
+	out, err := c.style.Style(ctx, &pb.StyleRequest{Document: doc, Theme: req.Theme,
 		Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark, SkipHtml: req.SkipHTML})
 	if err != nil {
 		return nil, fromStatus(err)
@@ -137,7 +152,11 @@ func (c *Client) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 }
 
 func (c *Client) Render(ctx context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
-	stream, err := c.render.Render(ctx, &pb.RenderRequest{Html: req.HTML, Document: docToPB(req.Document),
+	doc, err := docToPB(req.Document)
+	if err != nil {
+		return nil, stage.Wrap(stage.CodeInternal, err, "internal error")
+	}
+	stream, err := c.render.Render(ctx, &pb.RenderRequest{Html: req.HTML, Document: doc,
 		Tokens: tokensToPB(req.Tokens), Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark})
 	if err != nil {
 		return nil, fromStatus(err)

@@ -27,48 +27,38 @@ func planFromPB(p *pb.Plan) stage.Plan {
 		RetentionDays: p.GetRetentionDays(), RateLimitPerMin: p.GetRateLimitPerMin()}
 }
 
-func nodeToPB(n *stage.Node) *pb.Node {
-	if n == nil {
-		return nil
-	}
-	out := &pb.Node{Kind: string(n.Kind), Text: n.Text, Attrs: n.Attrs}
-	if len(n.Children) > 0 {
-		out.Children = make([]*pb.Node, len(n.Children))
-		for i, c := range n.Children {
-			out.Children[i] = nodeToPB(c)
+// docToPB encodes the document's tree from Root, or passes on Encoded when
+// only that is set.
+func docToPB(d stage.Document) (*pb.Document, error) {
+	tree := d.Encoded
+	if d.Root != nil {
+		var err error
+		if tree, err = encodeTree(d.Root); err != nil {
+			return nil, err
 		}
 	}
-	return out
-}
-
-func nodeFromPB(n *pb.Node) *stage.Node {
-	if n == nil {
-		return nil
-	}
-	out := &stage.Node{Kind: stage.Kind(n.Kind), Text: n.Text, Attrs: n.Attrs}
-	if len(n.Children) > 0 {
-		out.Children = make([]*stage.Node, len(n.Children))
-		for i, c := range n.Children {
-			out.Children[i] = nodeFromPB(c)
-		}
-	}
-	return out
-}
-
-func docToPB(d stage.Document) *pb.Document {
-	out := &pb.Document{Html: d.HTML, Root: nodeToPB(d.Root), Title: d.Title}
+	out := &pb.Document{Html: d.HTML, Tree: tree, Title: d.Title}
 	for _, h := range d.Outline {
 		out.Outline = append(out.Outline, &pb.Heading{Level: int32(h.Level), Text: h.Text, Id: h.ID})
 	}
-	return out
+	return out, nil
 }
 
-func docFromPB(d *pb.Document) stage.Document {
-	out := stage.Document{HTML: d.GetHtml(), Root: nodeFromPB(d.GetRoot()), Title: d.GetTitle()}
+// docFromPB decodes the tree into Root, or with relay keeps it encoded.
+func docFromPB(d *pb.Document, relay bool) (stage.Document, error) {
+	out := stage.Document{HTML: d.GetHtml(), Title: d.GetTitle()}
+	if relay {
+		out.Encoded = d.GetTree()
+	} else {
+		var err error
+		if out.Root, err = decodeTree(d.GetTree()); err != nil {
+			return stage.Document{}, err
+		}
+	}
 	for _, h := range d.GetOutline() {
 		out.Outline = append(out.Outline, stage.Heading{Level: int(h.Level), Text: h.Text, ID: h.Id})
 	}
-	return out
+	return out, nil
 }
 
 func tokensToPB(t stage.Tokens) *pb.Tokens {

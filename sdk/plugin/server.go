@@ -141,7 +141,11 @@ func (s *parseServer) Parse(ctx context.Context, req *pb.ParseRequest) (*pb.Pars
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.ParseResponse{Document: docToPB(resp.Document)}, nil
+	doc, err := docToPB(resp.Document)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.ParseResponse{Document: doc}, nil
 }
 
 type styleServer struct {
@@ -150,8 +154,12 @@ type styleServer struct {
 }
 
 func (s *styleServer) Style(ctx context.Context, req *pb.StyleRequest) (*pb.StyleResponse, error) {
+	doc, err := docFromPB(req.GetDocument(), false)
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	resp, err := s.impl.Style(ctx, &stage.StyleRequest{
-		Document: docFromPB(req.GetDocument()), Theme: req.GetTheme(), Page: pageFromPB(req.GetPage()),
+		Document: doc, Theme: req.GetTheme(), Page: pageFromPB(req.GetPage()),
 		Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(), SkipHTML: req.GetSkipHtml(),
 	})
 	if err != nil {
@@ -166,8 +174,12 @@ type renderServer struct {
 }
 
 func (s *renderServer) Render(req *pb.RenderRequest, stream grpc.ServerStreamingServer[pb.RenderChunk]) error {
+	doc, err := docFromPB(req.GetDocument(), false)
+	if err != nil {
+		return toStatus(err)
+	}
 	resp, err := s.impl.Render(stream.Context(), &stage.RenderRequest{
-		HTML: req.GetHtml(), Document: docFromPB(req.GetDocument()), Tokens: tokensFromPB(req.GetTokens()),
+		HTML: req.GetHtml(), Document: doc, Tokens: tokensFromPB(req.GetTokens()),
 		Page: pageFromPB(req.GetPage()), Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(),
 	})
 	if err != nil {

@@ -183,6 +183,12 @@ type Document struct {
 	HTML string
 	// Root is the backend-neutral tree (KindDocument).
 	Root *Node
+	// Encoded is the tree in its wire form, carried instead of Root by a
+	// process that relays the document without reading it: the host, from
+	// the parser to the renderer (see sdk/plugin.Client.RelayTrees). When
+	// a document is sent to a plugin, Root wins if both are set. Plugins
+	// always receive Root.
+	Encoded []byte
 	// Title is the text of the first heading, or empty.
 	Title string
 	// Outline lists the headings in document order.
@@ -212,7 +218,9 @@ type StyleRequest struct {
 	Numbering Numbering
 	Watermark string // empty: none
 	// SkipHTML says the renderer reads only the tokens, so StyleResponse.HTML
-	// may be left empty. A styler may ignore it.
+	// may be left empty. A styler may ignore it. The host then sends an
+	// empty Document: tokens depend on the theme and page options alone, so
+	// it styles while the parser runs.
 	SkipHTML bool
 }
 

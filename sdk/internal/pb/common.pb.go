@@ -220,31 +220,44 @@ func (x *Principal) GetPlan() *Plan {
 	return nil
 }
 
-// Node is one node of the backend-neutral document tree.
-type Node struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
-	Attrs         map[string]string      `protobuf:"bytes,3,rep,name=attrs,proto3" json:"attrs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Children      []*Node                `protobuf:"bytes,4,rep,name=children,proto3" json:"children,omitempty"`
+// Tree is the document tree flattened in preorder: node i is described by
+// entry i of kind, children and attrs. Parallel arrays decode without one
+// message (and one map) per node, which matters: a ten-page document has
+// about a thousand nodes, and the tree crosses two process boundaries.
+type Tree struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kinds lists the distinct node kinds ("heading", "text", ...); kind[i]
+	// indexes it.
+	Kinds []string `protobuf:"bytes,1,rep,name=kinds,proto3" json:"kinds,omitempty"`
+	Kind  []uint32 `protobuf:"varint,2,rep,packed,name=kind,proto3" json:"kind,omitempty"`
+	// children[i] is the number of direct children of node i; they follow it
+	// in preorder.
+	Children []uint32 `protobuf:"varint,3,rep,packed,name=children,proto3" json:"children,omitempty"`
+	// attrs[i] is the number of attributes of node i.
+	Attrs []uint32 `protobuf:"varint,4,rep,packed,name=attrs,proto3" json:"attrs,omitempty"`
+	// strings holds, node by node, the node's text and then its attributes
+	// as key, value pairs, concatenated; lengths has their byte lengths in
+	// the same order (1 + 2 * attrs[i] entries per node).
+	Strings       []byte   `protobuf:"bytes,5,opt,name=strings,proto3" json:"strings,omitempty"`
+	Lengths       []uint32 `protobuf:"varint,6,rep,packed,name=lengths,proto3" json:"lengths,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *Node) Reset() {
-	*x = Node{}
+func (x *Tree) Reset() {
+	*x = Tree{}
 	mi := &file_common_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *Node) String() string {
+func (x *Tree) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*Node) ProtoMessage() {}
+func (*Tree) ProtoMessage() {}
 
-func (x *Node) ProtoReflect() protoreflect.Message {
+func (x *Tree) ProtoReflect() protoreflect.Message {
 	mi := &file_common_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -256,35 +269,49 @@ func (x *Node) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use Node.ProtoReflect.Descriptor instead.
-func (*Node) Descriptor() ([]byte, []int) {
+// Deprecated: Use Tree.ProtoReflect.Descriptor instead.
+func (*Tree) Descriptor() ([]byte, []int) {
 	return file_common_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *Node) GetKind() string {
+func (x *Tree) GetKinds() []string {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *Tree) GetKind() []uint32 {
 	if x != nil {
 		return x.Kind
 	}
-	return ""
+	return nil
 }
 
-func (x *Node) GetText() string {
+func (x *Tree) GetChildren() []uint32 {
 	if x != nil {
-		return x.Text
+		return x.Children
 	}
-	return ""
+	return nil
 }
 
-func (x *Node) GetAttrs() map[string]string {
+func (x *Tree) GetAttrs() []uint32 {
 	if x != nil {
 		return x.Attrs
 	}
 	return nil
 }
 
-func (x *Node) GetChildren() []*Node {
+func (x *Tree) GetStrings() []byte {
 	if x != nil {
-		return x.Children
+		return x.Strings
+	}
+	return nil
+}
+
+func (x *Tree) GetLengths() []uint32 {
+	if x != nil {
+		return x.Lengths
 	}
 	return nil
 }
@@ -350,11 +377,14 @@ func (x *Heading) GetId() string {
 }
 
 type Document struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Html          string                 `protobuf:"bytes,1,opt,name=html,proto3" json:"html,omitempty"`
-	Root          *Node                  `protobuf:"bytes,2,opt,name=root,proto3" json:"root,omitempty"`
-	Title         string                 `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
-	Outline       []*Heading             `protobuf:"bytes,4,rep,name=outline,proto3" json:"outline,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Html    string                 `protobuf:"bytes,1,opt,name=html,proto3" json:"html,omitempty"`
+	Title   string                 `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Outline []*Heading             `protobuf:"bytes,4,rep,name=outline,proto3" json:"outline,omitempty"`
+	// tree is an encoded Tree. It is bytes rather than a Tree field so that a
+	// process relaying the document between plugins (the host, from parser to
+	// renderer) passes it on without decoding and re-encoding it.
+	Tree          []byte `protobuf:"bytes,5,opt,name=tree,proto3" json:"tree,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -396,13 +426,6 @@ func (x *Document) GetHtml() string {
 	return ""
 }
 
-func (x *Document) GetRoot() *Node {
-	if x != nil {
-		return x.Root
-	}
-	return nil
-}
-
 func (x *Document) GetTitle() string {
 	if x != nil {
 		return x.Title
@@ -413,6 +436,13 @@ func (x *Document) GetTitle() string {
 func (x *Document) GetOutline() []*Heading {
 	if x != nil {
 		return x.Outline
+	}
+	return nil
+}
+
+func (x *Document) GetTree() []byte {
+	if x != nil {
+		return x.Tree
 	}
 	return nil
 }
@@ -632,25 +662,23 @@ const file_common_proto_rawDesc = "" +
 	"\tPrincipal\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12$\n" +
-	"\x04plan\x18\x03 \x01(\v2\x10.mdpress.v1.PlanR\x04plan\"\xc9\x01\n" +
-	"\x04Node\x12\x12\n" +
-	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\x121\n" +
-	"\x05attrs\x18\x03 \x03(\v2\x1b.mdpress.v1.Node.AttrsEntryR\x05attrs\x12,\n" +
-	"\bchildren\x18\x04 \x03(\v2\x10.mdpress.v1.NodeR\bchildren\x1a8\n" +
-	"\n" +
-	"AttrsEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"C\n" +
+	"\x04plan\x18\x03 \x01(\v2\x10.mdpress.v1.PlanR\x04plan\"\x96\x01\n" +
+	"\x04Tree\x12\x14\n" +
+	"\x05kinds\x18\x01 \x03(\tR\x05kinds\x12\x12\n" +
+	"\x04kind\x18\x02 \x03(\rR\x04kind\x12\x1a\n" +
+	"\bchildren\x18\x03 \x03(\rR\bchildren\x12\x14\n" +
+	"\x05attrs\x18\x04 \x03(\rR\x05attrs\x12\x18\n" +
+	"\astrings\x18\x05 \x01(\fR\astrings\x12\x18\n" +
+	"\alengths\x18\x06 \x03(\rR\alengths\"C\n" +
 	"\aHeading\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\x05R\x05level\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\tR\x02id\"\x89\x01\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"}\n" +
 	"\bDocument\x12\x12\n" +
-	"\x04html\x18\x01 \x01(\tR\x04html\x12$\n" +
-	"\x04root\x18\x02 \x01(\v2\x10.mdpress.v1.NodeR\x04root\x12\x14\n" +
+	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
-	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\"\x9f\x05\n" +
+	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\x9f\x05\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -692,28 +720,24 @@ func file_common_proto_rawDescGZIP() []byte {
 	return file_common_proto_rawDescData
 }
 
-var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_common_proto_goTypes = []any{
 	(*PageSize)(nil),  // 0: mdpress.v1.PageSize
 	(*Plan)(nil),      // 1: mdpress.v1.Plan
 	(*Principal)(nil), // 2: mdpress.v1.Principal
-	(*Node)(nil),      // 3: mdpress.v1.Node
+	(*Tree)(nil),      // 3: mdpress.v1.Tree
 	(*Heading)(nil),   // 4: mdpress.v1.Heading
 	(*Document)(nil),  // 5: mdpress.v1.Document
 	(*Tokens)(nil),    // 6: mdpress.v1.Tokens
-	nil,               // 7: mdpress.v1.Node.AttrsEntry
 }
 var file_common_proto_depIdxs = []int32{
 	1, // 0: mdpress.v1.Principal.plan:type_name -> mdpress.v1.Plan
-	7, // 1: mdpress.v1.Node.attrs:type_name -> mdpress.v1.Node.AttrsEntry
-	3, // 2: mdpress.v1.Node.children:type_name -> mdpress.v1.Node
-	3, // 3: mdpress.v1.Document.root:type_name -> mdpress.v1.Node
-	4, // 4: mdpress.v1.Document.outline:type_name -> mdpress.v1.Heading
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	4, // 1: mdpress.v1.Document.outline:type_name -> mdpress.v1.Heading
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_common_proto_init() }
@@ -727,7 +751,7 @@ func file_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_common_proto_rawDesc), len(file_common_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
