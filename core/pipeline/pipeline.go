@@ -1,5 +1,5 @@
-// Package pipeline runs one conversion through the stages in order:
-// reserve credits, parse, style, render, store (for hosted output) and
+// Package pipeline runs one conversion through the stages: reserve credits
+// while parsing and styling, then render, store (for hosted output) and
 // commit; any failure refunds the reservation. It knows nothing of HTTP or
 // processes: stages are the interfaces of package stage, whether they live
 // in plugin processes or in memory.
@@ -8,6 +8,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -31,7 +32,8 @@ type Stages struct {
 }
 
 // Observer is told the outcome of every stage call; the host records it as
-// metrics. err is nil on success.
+// metrics. err is nil on success. Stages of one run may be called at the
+// same time, so it must be safe for concurrent use.
 type Observer func(stageName string, elapsed time.Duration, err error)
 
 // Job is one conversion.
@@ -83,24 +85,44 @@ func New(observe Observer) *Pipeline {
 	return &Pipeline{observe: observe}
 }
 
+// errAbandoned cancels the parse and style of a request whose credits
+// could not be reserved; calls cut short by it are not observed, since the
+// stages did not fail.
+var errAbandoned = errors.New("abandoned: no reservation")
+
 // Run converts job with the given stages.
 func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, err error) {
 	if st.Meter == nil {
 		// Local renders (mdpress render) have no account to charge.
-		return p.produce(ctx, st, job)
+		pr := p.prepare(ctx, st, job)
+		if pr.err != nil {
+			return nil, pr.err
+		}
+		return p.produce(ctx, st, job, pr)
 	}
+	// Parsing and styling read nothing a reservation decides, so they run
+	// while it is made: the request's latency has the longest of the three
+	// in it rather than their sum. They are cancelled when the reservation
+	// fails or turns out to be a replay.
+	pctx, abandon := context.WithCancelCause(ctx)
+	defer abandon(nil)
+	prep := make(chan prepared, 1)
+	go func() { prep <- p.prepare(pctx, st, job) }()
+
 	var reserve *stage.ReserveResponse
-	err = p.call(stage.NameMeter, func() (e error) {
+	err = p.call(ctx, stage.NameMeter, func() (e error) {
 		reserve, e = st.Meter.Reserve(ctx, &stage.ReserveRequest{
 			UserID: job.Principal.UserID, Credits: job.Credits,
 			IdempotencyKey: job.IdempotencyKey, RequestHash: job.RequestHash,
 		})
 		return e
 	})
-	if err != nil {
-		return nil, err
-	}
-	if reserve.Replay != nil {
+	if err != nil || reserve.Replay != nil {
+		abandon(errAbandoned)
+		<-prep // no stage call outlives the request
+		if err != nil {
+			return nil, err
+		}
 		return p.replay(ctx, st, job, reserve.Replay)
 	}
 	committed := false
@@ -115,18 +137,22 @@ func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, er
 		if err != nil {
 			reason = stage.CodeOf(err).String()
 		}
-		_ = p.call(stage.NameMeter, func() error {
+		_ = p.call(rctx, stage.NameMeter, func() error {
 			_, e := st.Meter.Refund(rctx, &stage.RefundRequest{ReservationID: reserve.ReservationID, Reason: reason})
 			return e
 		})
 	}()
 
-	res, err = p.produce(ctx, st, job)
+	pr := <-prep
+	if pr.err != nil {
+		return nil, pr.err
+	}
+	res, err = p.produce(ctx, st, job, pr)
 	if err != nil {
 		return nil, err
 	}
 	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
-	err = p.call(stage.NameMeter, func() error {
+	err = p.call(ctx, stage.NameMeter, func() error {
 		_, e := st.Meter.Commit(ctx, &stage.CommitRequest{ReservationID: reserve.ReservationID, Result: string(record)})
 		return e
 	})
@@ -137,42 +163,80 @@ func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, er
 	return res, nil
 }
 
-func (p *Pipeline) produce(ctx context.Context, st Stages, job Job) (*Result, error) {
-	// A renderer that declares what it reads is sent only that; one that
-	// reads only the tree spares the parser and the styler their HTML.
+// prepared is a parsed and styled document, or why it is not.
+type prepared struct {
+	parsed   *stage.ParseResponse
+	styled   *stage.StyleResponse
+	treeOnly bool // the renderer reads the tree and not HTML
+	htmlOnly bool // the renderer reads HTML and not the tree
+	err      error
+}
+
+// prepare parses and styles. A renderer that declares what it reads is sent
+// only that; one that reads only the tree spares the parser and the styler
+// their HTML, and then styling, which yields only tokens that depend on the
+// options and not on the document, runs beside the parse.
+func (p *Pipeline) prepare(ctx context.Context, st Stages, job Job) prepared {
 	html, tree := slices.Contains(st.RendererCaps, stage.CapReadsHTML), slices.Contains(st.RendererCaps, stage.CapReadsTree)
-	treeOnly, htmlOnly := tree && !html, html && !tree
-	var parsed *stage.ParseResponse
-	if err := p.call(stage.NameParse, func() (e error) {
-		parsed, e = st.Parser.Parse(ctx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: treeOnly})
-		return e
-	}); err != nil {
-		return nil, err
-	}
-	forStyle := parsed.Document
-	forStyle.Root = nil
-	var styled *stage.StyleResponse
-	if err := p.call(stage.NameStyle, func() (e error) {
-		styled, e = st.Styler.Style(ctx, &stage.StyleRequest{
-			Document: forStyle, Theme: job.Theme, Page: job.Page,
-			Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: treeOnly,
+	pr := prepared{treeOnly: tree && !html, htmlOnly: html && !tree}
+	style := func(doc stage.Document) (styled *stage.StyleResponse, err error) {
+		err = p.call(ctx, stage.NameStyle, func() (e error) {
+			styled, e = st.Styler.Style(ctx, &stage.StyleRequest{
+				Document: doc, Theme: job.Theme, Page: job.Page,
+				Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: pr.treeOnly,
+			})
+			return e
 		})
-		return e
-	}); err != nil {
-		return nil, err
+		return styled, err
 	}
+	type styleResult struct {
+		styled *stage.StyleResponse
+		err    error
+	}
+	var early chan styleResult
+	if pr.treeOnly {
+		early = make(chan styleResult, 1)
+		go func() {
+			styled, err := style(stage.Document{})
+			early <- styleResult{styled, err}
+		}()
+	}
+	pr.err = p.call(ctx, stage.NameParse, func() (e error) {
+		pr.parsed, e = st.Parser.Parse(ctx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: pr.treeOnly})
+		return e
+	})
+	if early != nil {
+		r := <-early
+		if pr.err == nil {
+			pr.styled, pr.err = r.styled, r.err
+		}
+		return pr
+	}
+	if pr.err != nil {
+		return pr
+	}
+	// The styler works on the HTML: the tree stays here.
+	doc := pr.parsed.Document
+	doc.Root, doc.Encoded = nil, nil
+	pr.styled, pr.err = style(doc)
+	return pr
+}
+
+// produce renders a prepared document and, for hosted output or an
+// idempotent request, stores the PDF.
+func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared) (*Result, error) {
 	rreq := &stage.RenderRequest{
-		HTML: styled.HTML, Document: parsed.Document, Tokens: styled.Tokens,
+		HTML: pr.styled.HTML, Document: pr.parsed.Document, Tokens: pr.styled.Tokens,
 		Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
 	}
 	switch {
-	case htmlOnly:
-		rreq.Document.Root = nil
-	case treeOnly:
+	case pr.htmlOnly:
+		rreq.Document.Root, rreq.Document.Encoded = nil, nil
+	case pr.treeOnly:
 		rreq.HTML, rreq.Document.HTML = "", ""
 	}
 	var rendered *stage.RenderResponse
-	if err := p.call(stage.NameRender, func() (e error) {
+	if err := p.call(ctx, stage.NameRender, func() (e error) {
 		rendered, e = st.Renderer.Render(ctx, rreq)
 		return e
 	}); err != nil {
@@ -195,9 +259,9 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job) (*Result, er
 			Details: map[string]string{"size": size}}
 	}
 	var storedFile *stage.StoreResponse
-	if err := p.call(stage.NameSink, func() (e error) {
+	if err := p.call(ctx, stage.NameSink, func() (e error) {
 		storedFile, e = st.Sink.Store(ctx, &stage.StoreRequest{
-			Owner: job.Principal.UserID, Filename: Filename(parsed.Document.Title), PDF: res.PDF, TTL: ttl,
+			Owner: job.Principal.UserID, Filename: Filename(pr.parsed.Document.Title), PDF: res.PDF, TTL: ttl,
 		})
 		return e
 	}); err != nil {
@@ -218,7 +282,7 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 		return res, nil
 	}
 	var body io.ReadCloser
-	if err := p.call(stage.NameSink, func() error {
+	if err := p.call(ctx, stage.NameSink, func() error {
 		o, e := st.Sink.Open(ctx, &stage.OpenRequest{ID: s.FileID, Length: -1})
 		if e == nil {
 			body = o.Body
@@ -242,10 +306,12 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 	return res, nil
 }
 
-func (p *Pipeline) call(name string, fn func() error) error {
+func (p *Pipeline) call(ctx context.Context, name string, fn func() error) error {
 	start := time.Now()
 	err := fn()
-	p.observe(name, time.Since(start), err)
+	if err == nil || !errors.Is(context.Cause(ctx), errAbandoned) {
+		p.observe(name, time.Since(start), err)
+	}
 	return err
 }
 

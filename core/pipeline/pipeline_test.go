@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,28 +17,73 @@ import (
 // fakes records calls; function-field fakes for this unit test only (the
 // end-to-end tests in host run the real plugins).
 type fakes struct {
+	mu         sync.Mutex // parse and style run beside reserve
 	calls      []string
-	renderErr  error
-	pdf        []byte
-	replay     *stage.Replay
-	committed  string
-	stored     []byte
-	lastRender *stage.RenderRequest
-	lastParse  *stage.ParseRequest
-	lastStyle  *stage.StyleRequest
+	reserveErr error
+	parseErr   error
+	// hooks, when set, run inside the call before it answers.
+	onReserve, onParse, onStyle func(ctx context.Context) error
+	renderErr                   error
+	pdf                         []byte
+	replay                      *stage.Replay
+	committed                   string
+	stored                      []byte
+	lastRender                  *stage.RenderRequest
+	lastParse                   *stage.ParseRequest
+	lastStyle                   *stage.StyleRequest
 }
 
-func (f *fakes) Reserve(_ context.Context, r *stage.ReserveRequest) (*stage.ReserveResponse, error) {
-	f.calls = append(f.calls, "reserve")
+func (f *fakes) record(call string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+}
+
+// called lists the calls, with those that run concurrently (reserve, parse,
+// style) in a fixed order.
+func (f *fakes) called() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rank := map[string]int{"reserve": 0, "parse": 1, "style": 2}
+	calls := slices.Clone(f.calls)
+	slices.SortStableFunc(calls, func(a, b string) int {
+		ra, ok := rank[a]
+		if !ok {
+			ra = 3
+		}
+		rb, ok := rank[b]
+		if !ok {
+			rb = 3
+		}
+		return ra - rb
+	})
+	return strings.Join(calls, " ")
+}
+
+func (f *fakes) hook(fn func(context.Context) error, ctx context.Context) error {
+	if fn == nil {
+		return nil
+	}
+	return fn(ctx)
+}
+
+func (f *fakes) Reserve(ctx context.Context, r *stage.ReserveRequest) (*stage.ReserveResponse, error) {
+	f.record("reserve")
+	if err := f.hook(f.onReserve, ctx); err != nil {
+		return nil, err
+	}
+	if f.reserveErr != nil {
+		return nil, f.reserveErr
+	}
 	return &stage.ReserveResponse{ReservationID: "r1", Replay: f.replay}, nil
 }
 func (f *fakes) Commit(_ context.Context, r *stage.CommitRequest) (*stage.CommitResponse, error) {
-	f.calls = append(f.calls, "commit")
+	f.record("commit")
 	f.committed = r.Result
 	return &stage.CommitResponse{}, nil
 }
 func (f *fakes) Refund(ctx context.Context, r *stage.RefundRequest) (*stage.RefundResponse, error) {
-	f.calls = append(f.calls, "refund:"+r.Reason)
+	f.record("refund:" + r.Reason)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -45,18 +92,27 @@ func (f *fakes) Refund(ctx context.Context, r *stage.RefundRequest) (*stage.Refu
 func (f *fakes) Account(context.Context, *stage.AccountRequest) (*stage.AccountResponse, error) {
 	return nil, nil
 }
-func (f *fakes) Parse(_ context.Context, r *stage.ParseRequest) (*stage.ParseResponse, error) {
-	f.calls = append(f.calls, "parse")
+func (f *fakes) Parse(ctx context.Context, r *stage.ParseRequest) (*stage.ParseResponse, error) {
+	f.record("parse")
 	f.lastParse = r
+	if err := f.hook(f.onParse, ctx); err != nil {
+		return nil, err
+	}
+	if f.parseErr != nil {
+		return nil, f.parseErr
+	}
 	return &stage.ParseResponse{Document: stage.Document{Title: "Report / Q1", Root: &stage.Node{Kind: stage.KindDocument}}}, nil
 }
-func (f *fakes) Style(_ context.Context, r *stage.StyleRequest) (*stage.StyleResponse, error) {
-	f.calls = append(f.calls, "style")
+func (f *fakes) Style(ctx context.Context, r *stage.StyleRequest) (*stage.StyleResponse, error) {
+	f.record("style")
 	f.lastStyle = r
+	if err := f.hook(f.onStyle, ctx); err != nil {
+		return nil, err
+	}
 	return &stage.StyleResponse{HTML: "<html>"}, nil
 }
 func (f *fakes) Render(_ context.Context, r *stage.RenderRequest) (*stage.RenderResponse, error) {
-	f.calls = append(f.calls, "render")
+	f.record("render")
 	f.lastRender = r
 	if f.renderErr != nil {
 		return nil, f.renderErr
@@ -64,12 +120,12 @@ func (f *fakes) Render(_ context.Context, r *stage.RenderRequest) (*stage.Render
 	return &stage.RenderResponse{PDF: f.pdf, Pages: 2}, nil
 }
 func (f *fakes) Store(_ context.Context, r *stage.StoreRequest) (*stage.StoreResponse, error) {
-	f.calls = append(f.calls, "store:"+r.Filename)
+	f.record("store:" + r.Filename)
 	f.stored = r.PDF
 	return &stage.StoreResponse{ID: "file1"}, nil
 }
 func (f *fakes) Open(context.Context, *stage.OpenRequest) (*stage.OpenResponse, error) {
-	f.calls = append(f.calls, "open")
+	f.record("open")
 	return &stage.OpenResponse{Body: io.NopCloser(bytes.NewReader(f.stored))}, nil
 }
 
@@ -95,9 +151,14 @@ func TestRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), renderErr: tt.renderErr}
 			var observed []string
-			p := New(func(name string, _ time.Duration, err error) { observed = append(observed, name) })
+			var mu sync.Mutex
+			p := New(func(name string, _ time.Duration, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				observed = append(observed, name)
+			})
 			res, err := p.Run(context.Background(), stagesOf(f), tt.job)
-			if got := strings.Join(f.calls, " "); got != tt.wantCalls {
+			if got := f.called(); got != tt.wantCalls {
 				t.Fatalf("calls = %q, want %q", got, tt.wantCalls)
 			}
 			if tt.wantCode >= 0 {
@@ -142,7 +203,10 @@ func TestIdempotentBinaryReplay(t *testing.T) {
 	if err != nil || !again.Replayed || !bytes.Equal(again.PDF, first.PDF) {
 		t.Fatalf("replay: %+v %v", again, err)
 	}
-	if got := strings.Join(f.calls, " "); got != "reserve open" {
+	// Parsing may have started beside the reservation; nothing after it
+	// runs, and nothing is charged.
+	if got := f.called(); !strings.HasPrefix(got, "reserve") || !strings.HasSuffix(got, " open") ||
+		strings.Contains(got, "render") || strings.Contains(got, "commit") || strings.Contains(got, "store") {
 		t.Fatalf("replay calls = %q", got)
 	}
 }
@@ -209,5 +273,120 @@ func TestOverLimit(t *testing.T) {
 		if got := OverLimit(tt.size, tt.limit); got != tt.want {
 			t.Errorf("OverLimit(%d, %d) = %q, want %q", tt.size, tt.limit, got, tt.want)
 		}
+	}
+}
+
+// waitFor returns a hook that blocks until other is closed, failing the
+// call if that never happens: had the stages run one after another, the
+// hook would wait for a call that comes only after it returns.
+func waitFor(t *testing.T, other chan struct{}) func(context.Context) error {
+	return func(ctx context.Context) error {
+		select {
+		case <-other:
+			return nil
+		case <-time.After(5 * time.Second):
+			t.Error("the other stage was not called meanwhile")
+			return stage.Errorf(stage.CodeTimeout, "waited")
+		}
+	}
+}
+
+func closeOnCall(ch chan struct{}) func(context.Context) error {
+	var once sync.Once
+	return func(context.Context) error { once.Do(func() { close(ch) }); return nil }
+}
+
+func TestParseRunsBesideReserve(t *testing.T) {
+	parsing := make(chan struct{})
+	f := &fakes{pdf: []byte("%PDF")}
+	f.onParse = closeOnCall(parsing)
+	f.onReserve = waitFor(t, parsing)
+	if _, err := New(nil).Run(context.Background(), stagesOf(f), Job{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.called(); got != "reserve parse style render commit" {
+		t.Fatalf("calls = %q", got)
+	}
+}
+
+// A renderer that reads only the tree reads only the styler's tokens, which
+// do not depend on the document: styling runs beside the parse, and the
+// styler is sent no document.
+func TestTreeRendererStylesBesideParse(t *testing.T) {
+	styling := make(chan struct{})
+	f := &fakes{pdf: []byte("%PDF")}
+	f.onStyle = closeOnCall(styling)
+	f.onParse = waitFor(t, styling)
+	st := stagesOf(f)
+	st.RendererCaps = []string{stage.CapReadsTree}
+	if _, err := New(nil).Run(context.Background(), st, Job{}); err != nil {
+		t.Fatal(err)
+	}
+	if !f.lastStyle.SkipHTML || f.lastStyle.Document.Title != "" || f.lastStyle.Document.Root != nil {
+		t.Fatalf("style request = %+v", f.lastStyle)
+	}
+	if f.lastRender.Document.Root == nil || f.lastRender.Document.Title != "Report / Q1" {
+		t.Fatal("the renderer lost the parsed document")
+	}
+}
+
+// A request that cannot be charged stops its parse, and the cancelled call
+// is neither counted as a stage failure nor left running.
+func TestFailedReserveAbandonsParse(t *testing.T) {
+	parsing, parseDone := make(chan struct{}), make(chan struct{})
+	f := &fakes{reserveErr: stage.Errorf(stage.CodeForbidden, "out of credits")}
+	f.onParse = func(ctx context.Context) error {
+		defer close(parseDone)
+		close(parsing)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	f.onReserve = waitFor(t, parsing)
+	var observed []string
+	var mu sync.Mutex
+	p := New(func(name string, _ time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		observed = append(observed, name)
+	})
+	_, err := p.Run(context.Background(), stagesOf(f), Job{})
+	if stage.CodeOf(err) != stage.CodeForbidden {
+		t.Fatalf("err = %v, want the reservation's", err)
+	}
+	select {
+	case <-parseDone:
+	default:
+		t.Fatal("the parse outlived the request")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(observed, []string{stage.NameMeter}) {
+		t.Fatalf("observed %v; the abandoned parse must not count as a failure", observed)
+	}
+	if got := f.called(); strings.Contains(got, "render") || strings.Contains(got, "refund") {
+		t.Fatalf("calls = %q", got)
+	}
+}
+
+func TestParseFailureRefunds(t *testing.T) {
+	f := &fakes{parseErr: stage.Errorf(stage.CodeInvalid, "too deep")}
+	_, err := New(nil).Run(context.Background(), stagesOf(f), Job{})
+	if stage.CodeOf(err) != stage.CodeInvalid {
+		t.Fatalf("err = %v", err)
+	}
+	if got := f.called(); got != "reserve parse refund:invalid" {
+		t.Fatalf("calls = %q", got)
+	}
+}
+
+// When both fail, the client hears about its credits, as it would had the
+// reservation come first.
+func TestReserveErrorWinsOverParseError(t *testing.T) {
+	f := &fakes{reserveErr: stage.Errorf(stage.CodeForbidden, "out of credits"), parseErr: stage.Errorf(stage.CodeInvalid, "bad")}
+	parsed := make(chan struct{})
+	f.onParse = closeOnCall(parsed)
+	f.onReserve = waitFor(t, parsed)
+	if _, err := New(nil).Run(context.Background(), stagesOf(f), Job{}); stage.CodeOf(err) != stage.CodeForbidden {
+		t.Fatalf("err = %v", err)
 	}
 }
