@@ -3,13 +3,14 @@ package accounts
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -19,6 +20,10 @@ import (
 // only matters when a process hangs while holding the lock.
 const sqliteBusyTimeoutMS = 10000
 
+// sqliteMaxConns bounds the connections, and so the concurrent readers, of
+// one process.
+const sqliteMaxConns = 4
+
 // sqliteDB keeps one file that several processes (auth and meter plugins,
 // the accounts CLI) open at once. WAL lets readers run beside the writer;
 // BEGIN IMMEDIATE takes the write lock up front so that two writers never
@@ -26,7 +31,7 @@ const sqliteBusyTimeoutMS = 10000
 // lock instead of failing. Inside one process writers also queue on sem, so
 // the busy handler's sleeps only come into play between processes.
 type sqliteDB struct {
-	sqlQuerier
+	db  *sql.DB // the pool of *sqliteConn, see sqlite_conn.go
 	sem chan struct{}
 }
 
@@ -40,94 +45,120 @@ func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	dsn := "file:" + path + "?_txlock=immediate" +
-		fmt.Sprintf("&_pragma=busy_timeout(%d)", sqliteBusyTimeoutMS) +
+	dsn := "file:" + path + "?" +
+		fmt.Sprintf("_pragma=busy_timeout(%d)", sqliteBusyTimeoutMS) +
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)" + // WAL + NORMAL is durable against crashes of the process, not of the OS
 		"&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
+	connector, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	db.SetMaxOpenConns(4)
-	if err := db.PingContext(ctx); err != nil {
+	db := sql.OpenDB(sqliteConnector{connector})
+	db.SetMaxOpenConns(sqliteMaxConns)
+	// Keep every connection open: a reopened one pays for its pragmas and
+	// compiles its statements again.
+	db.SetMaxIdleConns(sqliteMaxConns)
+	d := &sqliteDB{db: db, sem: make(chan struct{}, 1)}
+	if err := d.ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	return &sqliteDB{sqlQuerier: sqlQuerier{db}, sem: make(chan struct{}, 1)}, nil
+	return d, nil
+}
+
+// lend runs fn on a connection of the pool. An error that wraps
+// driver.ErrBadConn makes database/sql drop the connection.
+func (d *sqliteDB) lend(ctx context.Context, fn func(c *sqliteConn) error) error {
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error { return fn(dc.(*sqliteConn)) })
 }
 
 func (d *sqliteDB) write(ctx context.Context, fn func(q querier) error) error {
+	return d.transact(ctx, true, fn)
+}
+
+// transact runs fn in a write transaction; keep says whether its
+// statements stay compiled for reuse.
+func (d *sqliteDB) transact(ctx context.Context, keep bool, fn func(q querier) error) error {
 	select {
 	case d.sem <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	defer func() { <-d.sem }()
-	db := d.sqlQuerier.q.(*sql.DB)
-	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE, from _txlock
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(sqlQuerier{tx}); err != nil {
-		tx.Rollback()
+	return d.lend(ctx, func(c *sqliteConn) error {
+		// ctx reaches the driver here alone: this is where another
+		// process's write lock is waited for.
+		if _, err := c.exec(ctx, ctx, true, "BEGIN IMMEDIATE", nil); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		err := fn(sqliteQuerier{c: c, keep: keep})
+		if err == nil {
+			// Once fn has succeeded the commit goes ahead even if ctx ends
+			// now: the transaction is complete.
+			if _, err = c.exec(context.Background(), context.Background(), true, "COMMIT", nil); err == nil {
+				return nil
+			}
+			err = fmt.Errorf("commit: %w", err)
+		}
+		if _, rerr := c.exec(context.Background(), context.Background(), true, "ROLLBACK", nil); rerr != nil {
+			// The transaction may still be open: the connection must go.
+			return errors.Join(err, fmt.Errorf("rollback: %w", rerr), driver.ErrBadConn)
+		}
 		return err
-	}
-	return tx.Commit()
+	})
 }
 
 func (*sqliteDB) forUpdate() string { return "" }
 
 // migrate runs inside one write transaction: the write lock makes a second
 // process opening the same file wait, then find the migrations applied.
+// Its statements run once, so they are not kept compiled.
 func (d *sqliteDB) migrate(ctx context.Context, ms []migration) error {
-	return d.write(ctx, func(q querier) error {
+	return d.transact(ctx, false, func(q querier) error {
 		return applyMigrations(ctx, q, ms, "INTEGER PRIMARY KEY AUTOINCREMENT")
 	})
 }
 
 func (d *sqliteDB) ping(ctx context.Context) error {
-	return d.sqlQuerier.q.(*sql.DB).PingContext(ctx)
+	var one int
+	return d.queryRow(ctx, "SELECT 1").Scan(&one)
 }
 
-func (d *sqliteDB) close() error { return d.sqlQuerier.q.(*sql.DB).Close() }
+func (d *sqliteDB) close() error { return d.db.Close() }
 
-// sqlQuerier adapts database/sql (a *sql.DB or a *sql.Tx).
-type sqlQuerier struct {
-	q interface {
-		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	}
-}
+// exec, query and queryRow run outside a transaction, each on a connection
+// lent for the one statement.
 
-func (s sqlQuerier) exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := s.q.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-func (s sqlQuerier) query(ctx context.Context, query string, args ...any) (rows, error) {
-	rs, err := s.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return sqlRows{rs}, nil
-}
-
-func (s sqlQuerier) queryRow(ctx context.Context, query string, args ...any) row {
-	r := s.q.QueryRowContext(ctx, query, args...)
-	return rowFunc(func(dest ...any) error {
-		err := r.Scan(dest...)
-		if errors.Is(err, sql.ErrNoRows) {
-			return errNoRows
-		}
+func (d *sqliteDB) exec(ctx context.Context, query string, args ...any) (n int64, err error) {
+	err = d.lend(ctx, func(c *sqliteConn) error {
+		n, err = sqliteQuerier{c: c, keep: true}.exec(ctx, query, args...)
 		return err
 	})
+	return n, err
 }
 
-type sqlRows struct{ *sql.Rows }
+func (d *sqliteDB) query(ctx context.Context, query string, args ...any) (rs rows, err error) {
+	err = d.lend(ctx, func(c *sqliteConn) error {
+		rs, err = sqliteQuerier{c: c, keep: true}.query(ctx, query, args...)
+		return err
+	})
+	return rs, err
+}
 
-func (r sqlRows) Close() { r.Rows.Close() }
+func (d *sqliteDB) queryRow(ctx context.Context, query string, args ...any) row {
+	var r row
+	err := d.lend(ctx, func(c *sqliteConn) error {
+		r = sqliteQuerier{c: c, keep: true}.queryRow(ctx, query, args...)
+		return nil
+	})
+	if err != nil {
+		return rowFunc(func(...any) error { return err })
+	}
+	return r
+}

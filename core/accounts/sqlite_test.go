@@ -2,6 +2,8 @@ package accounts
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSQLiteAcrossProcesses is what happens in the embedded deployment: the
@@ -93,5 +96,71 @@ func lineWith(r *bufio.Reader, prefix string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("no line starting %q: %w", prefix, err)
 		}
+	}
+}
+
+// TestSQLiteLockWaitEndsWithContext: a writer waiting for another
+// connection's write lock gives up when its context ends, not after the
+// busy timeout, and leaves the balance as it was.
+func TestSQLiteLockWaitEndsWithContext(t *testing.T) {
+	b := backends[0]
+	dsn := b.newDB(t)
+	holder, waiter := open(t, b, dsn), open(t, b, dsn)
+	a := must[Account](t)(holder.CreateAccount(t.Context(), "free", ptr[int64](5)))
+
+	locked, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- holder.(*store).db.write(t.Context(), func(querier) error {
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	<-locked
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := waiter.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1})
+	waited := time.Since(start)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Reserve behind a held write lock: %v, want the context's deadline", err)
+	}
+	if waited > 5*time.Second {
+		t.Errorf("Reserve waited %v for the lock, past its context's end", waited)
+	}
+	// The connection that gave up is still good.
+	if _, _, err := waiter.Reserve(t.Context(), ReserveParams{UserID: a.ID, Credits: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := must[Account](t)(waiter.Account(t.Context(), a.ID)).Credits; got != 4 {
+		t.Errorf("balance %d, want 4: one charge", got)
+	}
+	checkLedger(t, waiter, a.ID)
+}
+
+// TestCanceledContext: a call whose context has ended changes nothing.
+func TestCanceledContext(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.driver, func(t *testing.T) {
+			s := open(t, b, b.newDB(t))
+			a := must[Account](t)(s.CreateAccount(t.Context(), "free", ptr[int64](5)))
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			if _, _, err := s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1}); !errors.Is(err, context.Canceled) {
+				t.Errorf("Reserve: %v, want context.Canceled", err)
+			}
+			if _, _, err := s.Authenticate(ctx, KeyPrefix+strings.Repeat("a", keyLen-len(KeyPrefix))); !errors.Is(err, context.Canceled) {
+				t.Errorf("Authenticate: %v, want context.Canceled", err)
+			}
+			if got := must[Account](t)(s.Account(t.Context(), a.ID)).Credits; got != 5 {
+				t.Errorf("balance %d, want 5", got)
+			}
+			checkLedger(t, s, a.ID)
+		})
 	}
 }
