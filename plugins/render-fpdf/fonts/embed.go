@@ -8,8 +8,9 @@ import (
 	"github.com/go-pdf/fpdf"
 )
 
-// Embed adds face id to pdf under the face's name, with a cmap cut to the
-// runes in used. The document must draw no rune of the face outside used.
+// Embed adds face id to pdf under the face's name, as a compact copy
+// holding only what the runes in used need (Face.Subset). The document must
+// draw no rune of the face outside used (fpdf would panic writing it).
 //
 // When fpdf's internals are the ones this package was written against
 // (go-pdf/fpdf v0.9.0), the font definition fpdf builds when it parses a
@@ -129,8 +130,13 @@ func (in *injector) add(pdf *fpdf.Fpdf, id ID, face *Face, used *Runes, data []b
 	def.Set(in.protos[id])
 
 	// Widths by rune, as fpdf's hmtx parse records them: zero-width glyphs
-	// as 65535, the count of runes in slot 0.
-	cw := make([]int, bmp)
+	// as 65535, the count of runes in slot 0. fpdf's parse makes the table
+	// 64 Ki entries long; when it writes the font it reads entries up to
+	// the highest rune drawn, and as nothing outside used is drawn, a table
+	// ending there is enough and saves zeroing half a megabyte per face.
+	last := rune(subsetRange)
+	used.Each(func(r rune) { last = max(last, r) })
+	cw := make([]int, last+1)
 	n := 0
 	used.Each(func(r rune) {
 		if face.Has(r) {
