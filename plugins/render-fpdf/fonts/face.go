@@ -39,7 +39,8 @@ type table struct {
 // (GSUB, GPOS, kern, ...) are left out: fpdf never reads them. The tables
 // indexed by glyph id or counting glyphs (cmap, glyf, loca, hmtx, hhea,
 // maxp) and head are built per document; post is cut to its header, as
-// fpdf reads nothing of the glyph names after it.
+// fpdf reads nothing of the glyph names after it, and name to its Windows
+// records (windowsNames).
 var sharedTables = []string{"OS/2", "cvt ", "fpgm", "gasp", "name", "post", "prep"}
 
 const bmp = 1 << 16
@@ -96,8 +97,11 @@ func Parse(name string, data []byte) (*Face, error) {
 	f.head, f.hhea, f.maxp, f.hmtx, f.glyf = head, hhea, maxp, dir["hmtx"], dir["glyf"]
 	for _, tag := range sharedTables {
 		d := dir[tag]
-		if tag == "post" && len(d) >= 32 {
+		switch {
+		case tag == "post" && len(d) >= 32:
 			d = append([]byte{0, 3, 0, 0}, d[4:32]...) // version 3.0: no glyph names
+		case tag == "name":
+			d = windowsNames(d)
 		}
 		if d != nil {
 			f.tables = append(f.tables, table{tag, d})
