@@ -29,42 +29,108 @@ func (s *store) Reserve(ctx context.Context, p ReserveParams) (Reservation, *Rep
 	}
 	var res Reservation
 	var replay *Replay
-	_, err := s.locked(ctx, p.UserID, func(q querier, a Account) (Account, error) {
+	err := s.db.write(ctx, func(q querier) error {
 		now := s.now()
+		a, taken, err := s.deduct(ctx, q, p.UserID, p.Credits, now)
+		if err != nil {
+			return err
+		}
+		if !taken {
+			res, replay, err = s.reserveLocked(ctx, q, p, now)
+			return err
+		}
 		if p.IdempotencyKey != "" {
-			var err error
-			if replay, err = s.priorRequest(ctx, q, p, now); err != nil || replay != nil {
-				return a, err
+			if replay, err = s.priorRequest(ctx, q, p, now); err != nil {
+				return err
+			}
+			if replay != nil {
+				return errReplay // rolls the deduction back
 			}
 		}
-		if a.Credits < p.Credits {
-			return a, s.outOfCredits(a, p.Credits)
-		}
-		// The row is locked, so the guard never fails; it is there so that a
-		// change to the locking can never turn into an overspend.
-		n, err := q.exec(ctx, `UPDATE accounts SET credits = credits - $2 WHERE id = $1 AND credits >= $2`,
-			a.ID, p.Credits)
-		if err != nil {
-			return a, fmt.Errorf("deduct credits: %w", err)
-		}
-		if n != 1 {
-			return a, s.outOfCredits(a, p.Credits)
-		}
-		a.Credits -= p.Credits
 		res = Reservation{ID: newID("res_"), UserID: a.ID, Credits: p.Credits, Balance: a.Credits, CreatedAt: now}
-		if _, err := q.exec(ctx, `INSERT INTO reservations (id, user_id, credits, state, idem_key, request_hash, created_us)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			res.ID, a.ID, p.Credits, stateReserved, p.IdempotencyKey, p.RequestHash, now.UnixMicro()); err != nil {
-			return a, fmt.Errorf("insert reservation: %w", err)
-		}
-		return a, addLedger(ctx, q, LedgerEntry{
-			UserID: a.ID, Kind: LedgerReserve, Delta: -p.Credits, Balance: a.Credits, ReservationID: res.ID, At: now,
-		})
+		return s.recordReservation(ctx, q, res, p)
 	})
-	if err != nil || replay != nil {
+	switch {
+	case errors.Is(err, errReplay):
+		return Reservation{}, replay, nil
+	case err != nil || replay != nil:
 		return Reservation{}, replay, err
 	}
 	return res, nil, nil
+}
+
+// errReplay ends a transaction that found a replay after deducting.
+var errReplay = errors.New("replay")
+
+// deduct takes n credits in the one statement that also locks the account's
+// row, which is what almost every Reserve comes down to. It reports false,
+// with nothing changed, when the account is unknown, has too few credits or
+// is due a monthly reset: reserveLocked decides those.
+func (s *store) deduct(ctx context.Context, q querier, userID string, n int64, now time.Time) (Account, bool, error) {
+	a := Account{ID: userID}
+	var reset, created int64
+	err := q.queryRow(ctx, `UPDATE accounts SET credits = credits - $2 WHERE id = $1 AND credits >= $2
+		RETURNING plan, credits, last_reset_us, created_us`, userID, n).Scan(&a.Plan, &a.Credits, &reset, &created)
+	switch {
+	case errors.Is(err, errNoRows):
+		return a, false, nil
+	case err != nil:
+		return a, false, fmt.Errorf("deduct credits: %w", err)
+	}
+	a.LastReset, a.CreatedAt = fromMicros(reset), fromMicros(created)
+	if _, ok := s.plans[a.Plan]; ok && resetDue(a, now) {
+		// The reset replaces the balance the credits came out of: put them
+		// back and let reserveLocked reset first.
+		if _, err := q.exec(ctx, `UPDATE accounts SET credits = credits + $2 WHERE id = $1`, userID, n); err != nil {
+			return a, false, fmt.Errorf("undo deduction: %w", err)
+		}
+		return a, false, nil
+	}
+	return a, true, nil
+}
+
+// reserveLocked is Reserve the long way, for what deduct leaves: it locks
+// the account, applies a due reset, then checks idempotency and credits.
+func (s *store) reserveLocked(ctx context.Context, q querier, p ReserveParams, now time.Time) (Reservation, *Replay, error) {
+	a, err := s.getAccount(ctx, q, p.UserID, true)
+	if err != nil {
+		return Reservation{}, nil, err
+	}
+	if a, err = s.applyReset(ctx, q, a, now); err != nil {
+		return Reservation{}, nil, err
+	}
+	if p.IdempotencyKey != "" {
+		if replay, err := s.priorRequest(ctx, q, p, now); err != nil || replay != nil {
+			return Reservation{}, replay, err // a reset applied above stays
+		}
+	}
+	if a.Credits < p.Credits {
+		return Reservation{}, nil, s.outOfCredits(a, p.Credits)
+	}
+	// The row is locked, so the guard never fails; it is there so that a
+	// change to the locking can never turn into an overspend.
+	n, err := q.exec(ctx, `UPDATE accounts SET credits = credits - $2 WHERE id = $1 AND credits >= $2`,
+		a.ID, p.Credits)
+	if err != nil {
+		return Reservation{}, nil, fmt.Errorf("deduct credits: %w", err)
+	}
+	if n != 1 {
+		return Reservation{}, nil, s.outOfCredits(a, p.Credits)
+	}
+	res := Reservation{ID: newID("res_"), UserID: a.ID, Credits: p.Credits, Balance: a.Credits - p.Credits, CreatedAt: now}
+	return res, nil, s.recordReservation(ctx, q, res, p)
+}
+
+// recordReservation writes a deduction's reservation and ledger entry.
+func (s *store) recordReservation(ctx context.Context, q querier, res Reservation, p ReserveParams) error {
+	if _, err := q.exec(ctx, `INSERT INTO reservations (id, user_id, credits, state, idem_key, request_hash, created_us)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		res.ID, res.UserID, res.Credits, stateReserved, p.IdempotencyKey, p.RequestHash, res.CreatedAt.UnixMicro()); err != nil {
+		return fmt.Errorf("insert reservation: %w", err)
+	}
+	return addLedger(ctx, q, LedgerEntry{
+		UserID: res.UserID, Kind: LedgerReserve, Delta: -res.Credits, Balance: res.Balance, ReservationID: res.ID, At: res.CreatedAt,
+	})
 }
 
 // priorRequest looks for an earlier request with the same idempotency key
@@ -108,18 +174,18 @@ func (s *store) outOfCredits(a Account, needed int64) error {
 }
 
 func (s *store) Commit(ctx context.Context, reservationID, result string) error {
-	return s.db.write(ctx, func(q querier) error {
-		n, err := q.exec(ctx, `UPDATE reservations SET state = $2, result = $3, finished_us = $4
-			WHERE id = $1 AND state = $5`,
-			reservationID, stateCommitted, result, s.now().UnixMicro(), stateReserved)
-		if err != nil {
-			return fmt.Errorf("commit: %w", err)
-		}
-		if n == 0 { // finished already, or unknown
-			return committedAlready(ctx, q, reservationID)
-		}
-		return nil
-	})
+	n, err := s.db.writeOne(ctx, `UPDATE reservations SET state = $2, result = $3, finished_us = $4
+		WHERE id = $1 AND state = $5`,
+		reservationID, stateCommitted, result, s.now().UnixMicro(), stateReserved)
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if n == 0 {
+		// Finished already, or unknown. Finished is final, so reading the
+		// state after the update still tells which.
+		return committedAlready(ctx, s.db, reservationID)
+	}
+	return nil
 }
 
 func (s *store) Refund(ctx context.Context, reservationID, reason string) error {

@@ -14,6 +14,9 @@ type engine interface {
 	// stay locked until it ends; SQLite goes further and holds the database
 	// write lock from the start (BEGIN IMMEDIATE).
 	write(ctx context.Context, fn func(q querier) error) error
+	// writeOne runs one statement that changes the database, atomic on its
+	// own, without the cost of a transaction around it.
+	writeOne(ctx context.Context, sql string, args ...any) (rowsAffected int64, err error)
 	// forUpdate is the clause that locks the rows a SELECT reads.
 	forUpdate() string
 	migrate(ctx context.Context, ms []migration) error

@@ -38,6 +38,10 @@ func (d *pgDB) write(ctx context.Context, fn func(q querier) error) error {
 	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return fn(pgQuerier{tx}) })
 }
 
+func (d *pgDB) writeOne(ctx context.Context, sql string, args ...any) (int64, error) {
+	return d.exec(ctx, sql, args...)
+}
+
 func (*pgDB) forUpdate() string { return " FOR UPDATE" }
 
 func (d *pgDB) migrate(ctx context.Context, ms []migration) error {

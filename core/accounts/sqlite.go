@@ -114,6 +114,21 @@ func (d *sqliteDB) transact(ctx context.Context, keep bool, fn func(q querier) e
 	})
 }
 
+func (d *sqliteDB) writeOne(ctx context.Context, query string, args ...any) (n int64, err error) {
+	select {
+	case d.sem <- struct{}{}:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	defer func() { <-d.sem }()
+	err = d.lend(ctx, func(c *sqliteConn) error {
+		// ctx reaches the driver: the statement waits for the write lock.
+		n, err = c.exec(ctx, ctx, true, query, args)
+		return err
+	})
+	return n, err
+}
+
 func (*sqliteDB) forUpdate() string { return "" }
 
 // migrate runs inside one write transaction: the write lock makes a second

@@ -440,6 +440,15 @@ func testMonthlyReset(t *testing.T, b backend) {
 	if res.Balance != 45 {
 		t.Errorf("reserve after a month: balance %d, want 50-5", res.Balance)
 	}
+	// Due a reset while the old balance still covers the request: the
+	// charge comes out of the new month's balance.
+	clk.Set(time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC))
+	if res := must[Reservation](t)(reserve()); res.Balance != 45 {
+		t.Errorf("reserve with a reset due and credits left: balance %d, want 50-5", res.Balance)
+	}
+	if got := must[Account](t)(s.Account(ctx, a.ID)); got.Credits != 45 || !got.LastReset.Equal(clk.Now()) {
+		t.Errorf("after the May reserve: %+v, want 45 credits reset at %v", got, clk.Now())
+	}
 
 	var resets []string
 	for _, e := range checkLedger(t, s, a.ID) {
@@ -448,7 +457,7 @@ func testMonthlyReset(t *testing.T, b backend) {
 		}
 	}
 	// Credit in March applied the February->March reset first.
-	if got, want := strings.Join(resets, " "), "+50@2026-02-15 +0@2026-03-20 +50@2026-04-20"; got != want {
+	if got, want := strings.Join(resets, " "), "+50@2026-02-15 +0@2026-03-20 +50@2026-04-20 +5@2026-05-20"; got != want {
 		t.Errorf("resets %q, want %q", got, want)
 	}
 }
