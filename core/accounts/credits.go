@@ -123,10 +123,10 @@ func (s *store) reserveLocked(ctx context.Context, q querier, p ReserveParams, n
 
 // recordReservation writes a deduction's reservation and ledger entry.
 func (s *store) recordReservation(ctx context.Context, q querier, res Reservation, p ReserveParams) error {
-	if _, err := q.exec(ctx, `INSERT INTO reservations (id, user_id, credits, state, idem_key, request_hash, created_us)
+	if err := q.execLater(ctx, "insert reservation", `INSERT INTO reservations (id, user_id, credits, state, idem_key, request_hash, created_us)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		res.ID, res.UserID, res.Credits, stateReserved, p.IdempotencyKey, p.RequestHash, res.CreatedAt.UnixMicro()); err != nil {
-		return fmt.Errorf("insert reservation: %w", err)
+		return err
 	}
 	return addLedger(ctx, q, LedgerEntry{
 		UserID: res.UserID, Kind: LedgerReserve, Delta: -res.Credits, Balance: res.Balance, ReservationID: res.ID, At: res.CreatedAt,
@@ -226,8 +226,8 @@ func (s *store) refund(ctx context.Context, reservationID, reason string) (bool,
 			return nil
 		}
 		a.Credits += credits
-		if _, err := q.exec(ctx, `UPDATE accounts SET credits = $2 WHERE id = $1`, a.ID, a.Credits); err != nil {
-			return fmt.Errorf("refund credits: %w", err)
+		if err := q.execLater(ctx, "refund credits", `UPDATE accounts SET credits = $2 WHERE id = $1`, a.ID, a.Credits); err != nil {
+			return err
 		}
 		return addLedger(ctx, q, LedgerEntry{
 			UserID: a.ID, Kind: LedgerRefund, Delta: credits, Balance: a.Credits,

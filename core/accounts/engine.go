@@ -26,6 +26,11 @@ type engine interface {
 
 type querier interface {
 	exec(ctx context.Context, sql string, args ...any) (rowsAffected int64, err error)
+	// execLater runs a statement whose outcome is needed no sooner than the
+	// transaction's end. An engine may hold it back to send with the next
+	// statement or the commit, saving a round trip; its error, named by
+	// what, then fails that statement or the commit instead.
+	execLater(ctx context.Context, what, sql string, args ...any) error
 	query(ctx context.Context, sql string, args ...any) (rows, error)
 	// queryRow's Scan returns errNoRows when nothing matched.
 	queryRow(ctx context.Context, sql string, args ...any) row

@@ -35,7 +35,21 @@ func openPostgres(ctx context.Context, dsn string) (*pgDB, error) {
 }
 
 func (d *pgDB) write(ctx context.Context, fn func(q querier) error) error {
-	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return fn(pgQuerier{tx}) })
+	conn, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	tx := &pgTx{conn: conn.Conn()}
+	if err := fn(tx); err != nil {
+		tx.rollback(ctx)
+		return err
+	}
+	if err := tx.commit(ctx); err != nil {
+		tx.rollback(ctx)
+		return err
+	}
+	return nil
 }
 
 func (d *pgDB) writeOne(ctx context.Context, sql string, args ...any) (int64, error) {
@@ -57,7 +71,7 @@ func (d *pgDB) ping(ctx context.Context) error { return d.pool.Ping(ctx) }
 
 func (d *pgDB) close() error { d.pool.Close(); return nil }
 
-// pgQuerier adapts a pool or a transaction.
+// pgQuerier runs statements on the pool, outside a transaction.
 type pgQuerier struct {
 	q interface {
 		Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
@@ -69,6 +83,14 @@ type pgQuerier struct {
 func (p pgQuerier) exec(ctx context.Context, sql string, args ...any) (int64, error) {
 	tag, err := p.q.Exec(ctx, sql, args...)
 	return tag.RowsAffected(), err
+}
+
+// execLater has nothing to wait for outside a transaction.
+func (p pgQuerier) execLater(ctx context.Context, what, sql string, args ...any) error {
+	if _, err := p.exec(ctx, sql, args...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }
 
 func (p pgQuerier) query(ctx context.Context, sql string, args ...any) (rows, error) {

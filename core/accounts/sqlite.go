@@ -158,6 +158,13 @@ func (d *sqliteDB) exec(ctx context.Context, query string, args ...any) (n int64
 	return n, err
 }
 
+func (d *sqliteDB) execLater(ctx context.Context, what, query string, args ...any) error {
+	if _, err := d.exec(ctx, query, args...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
 func (d *sqliteDB) query(ctx context.Context, query string, args ...any) (rs rows, err error) {
 	err = d.lend(ctx, func(c *sqliteConn) error {
 		rs, err = sqliteQuerier{c: c, keep: true}.query(ctx, query, args...)

@@ -189,6 +189,14 @@ func (q sqliteQuerier) exec(ctx context.Context, query string, args ...any) (int
 	return q.c.exec(ctx, context.Background(), q.keep, query, args)
 }
 
+// execLater runs at once: there is no round trip to save in-process.
+func (q sqliteQuerier) execLater(ctx context.Context, what, query string, args ...any) error {
+	if _, err := q.exec(ctx, query, args...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
 func (q sqliteQuerier) query(ctx context.Context, query string, args ...any) (rows, error) {
 	var rs sqliteRows
 	err := q.c.query(ctx, q.keep, query, args, func(vals []driver.Value) bool {

@@ -85,14 +85,12 @@ func (s *store) applyReset(ctx context.Context, q querier, a Account, now time.T
 	})
 }
 
+// addLedger writes e with the transaction's next statement or its commit:
+// nothing in a transaction reads the ledger back.
 func addLedger(ctx context.Context, q querier, e LedgerEntry) error {
-	_, err := q.exec(ctx, `INSERT INTO ledger (user_id, kind, delta, balance, reason, reservation_id, created_us)
+	return q.execLater(ctx, "write ledger", `INSERT INTO ledger (user_id, kind, delta, balance, reason, reservation_id, created_us)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		e.UserID, e.Kind, e.Delta, e.Balance, e.Reason, e.ReservationID, e.At.UnixMicro())
-	if err != nil {
-		return fmt.Errorf("write ledger: %w", err)
-	}
-	return nil
 }
 
 func (s *store) CreateAccount(ctx context.Context, planName string, credits *int64) (Account, error) {
@@ -110,9 +108,9 @@ func (s *store) CreateAccount(ctx context.Context, planName string, credits *int
 	now := s.now()
 	a := Account{ID: newID("usr_"), Plan: plan.Name, Credits: balance, LastReset: now, CreatedAt: now}
 	err = s.db.write(ctx, func(q querier) error {
-		if _, err := q.exec(ctx, `INSERT INTO accounts (`+accountCols+`) VALUES ($1, $2, $3, $4, $5)`,
+		if err := q.execLater(ctx, "insert account", `INSERT INTO accounts (`+accountCols+`) VALUES ($1, $2, $3, $4, $5)`,
 			a.ID, a.Plan, a.Credits, now.UnixMicro(), now.UnixMicro()); err != nil {
-			return fmt.Errorf("insert account: %w", err)
+			return err
 		}
 		return addLedger(ctx, q, LedgerEntry{
 			UserID: a.ID, Kind: LedgerCreate, Delta: balance, Balance: balance, At: now,
@@ -163,8 +161,8 @@ func (s *store) Credit(ctx context.Context, userID string, delta int64, reason s
 			return a, stage.Errorf(stage.CodeInvalid, "balance would go below zero: %d credits left, %d taken", a.Credits, -delta)
 		}
 		a.Credits += delta
-		if _, err := q.exec(ctx, `UPDATE accounts SET credits = $2 WHERE id = $1`, a.ID, a.Credits); err != nil {
-			return a, fmt.Errorf("credit: %w", err)
+		if err := q.execLater(ctx, "credit", `UPDATE accounts SET credits = $2 WHERE id = $1`, a.ID, a.Credits); err != nil {
+			return a, err
 		}
 		return a, addLedger(ctx, q, LedgerEntry{
 			UserID: a.ID, Kind: LedgerCredit, Delta: delta, Balance: a.Credits, Reason: reason, At: s.now(),
