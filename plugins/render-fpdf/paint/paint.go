@@ -24,8 +24,10 @@ type Options struct {
 	Title     string
 	Numbering stage.Numbering
 	Watermark string
-	Compress  bool
-	Now       time.Time
+	// Compress deflates the page content streams of documents with at
+	// least deflateMin bytes of them; fonts are always deflated.
+	Compress bool
+	Now      time.Time
 	// FullFonts hands fpdf the whole font files, which it then parses for
 	// this document alone: the naive way, kept to measure what the
 	// per-document copies save.
@@ -88,7 +90,7 @@ func (p *painter) paint() ([]byte, error) {
 	p.pdf = pdf
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetMargins(0, 0, 0)
-	pdf.SetCompression(p.opt.Compress)
+	pdf.SetCompression(p.opt.Compress && contentSize(doc) >= deflateMin)
 	pdf.SetCatalogSort(true) // same input, same bytes
 	pdf.SetCreator("mdpress render-fpdf", true)
 	pdf.SetProducer("mdpress", true)

@@ -75,3 +75,38 @@ func TestDrawable(t *testing.T) {
 		t.Error("control character kept")
 	}
 }
+
+// TestSmallContentStored checks that compression leaves a document's page
+// streams uncompressed when they are too small to gain from it, and
+// deflates them otherwise.
+func TestSmallContentStored(t *testing.T) {
+	set, _ := testFonts()
+	small := handDoc(t)
+	large := handDoc(t)
+	line := layout.Item{Kind: layout.Text, X: 25, Y: 100, Text: "Hello Hello Hello Hello Hello Hello", Face: large.Body, Size: 10}
+	for range 60 {
+		large.Pages[0].Items = append(large.Pages[0].Items, line)
+	}
+	const deflated = "<</Filter /FlateDecode /Length" // how fpdf opens a compressed page stream
+	for _, c := range []struct {
+		name     string
+		doc      *layout.Doc
+		compress bool
+		want     int
+	}{
+		{"small", small, true, 0},
+		{"large", large, true, 1},
+		{"large, compression off", large, false, 0},
+	} {
+		pdf, err := Paint(context.Background(), c.doc, Options{Fonts: set, Compress: c.compress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(pdf, []byte(deflated)); n != c.want {
+			t.Errorf("%s: %d deflated page streams, want %d", c.name, n, c.want)
+		}
+	}
+	if n := contentSize(small); n >= deflateMin || n < 100 {
+		t.Errorf("small document: content estimated at %d bytes", n)
+	}
+}

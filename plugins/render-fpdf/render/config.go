@@ -12,7 +12,7 @@ import (
 
 // Config is the plugin's config block:
 //
-//	compress: true     # deflate page content streams (fonts and images are always compressed)
+//	compress: true     # deflate page content streams, unless under ~2 KB in all (fonts and images are always compressed)
 //	maxPages: 10000    # refuse documents that need more pages (413)
 type Config struct {
 	Compress bool `json:"compress"`
