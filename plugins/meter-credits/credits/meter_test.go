@@ -45,7 +45,7 @@ func newMeter(t *testing.T, req *stage.ConfigureRequest, opts ...accounts.Option
 }
 
 // cliStore opens the store the way `mdpress accounts` does, beside the plugin.
-func cliStore(t *testing.T, req *stage.ConfigureRequest) accounts.Store {
+func cliStore(t testing.TB, req *stage.ConfigureRequest) accounts.Store {
 	s, err := accounts.OpenConfigured(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
