@@ -16,6 +16,8 @@ func BenchmarkReserveCommit(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.ReportAllocs()
+			cpu := startCPU(b)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					res, _, err := s.Reserve(b.Context(), ReserveParams{UserID: a.ID, Credits: 1})
@@ -28,6 +30,7 @@ func BenchmarkReserveCommit(b *testing.B) {
 					}
 				}
 			})
+			cpu.report()
 		})
 	}
 }
@@ -45,6 +48,8 @@ func BenchmarkAuthenticate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.ReportAllocs()
+			cpu := startCPU(b)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, _, err := s.Authenticate(b.Context(), key); err != nil {
@@ -53,6 +58,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 					}
 				}
 			})
+			cpu.report()
 		})
 	}
 }
