@@ -14,9 +14,10 @@ import (
 // once from migrating the same database together.
 const migrationLockID = 0x6d64707265737301 // "mdpress" + 1
 
-// pgDB is shared by every host replica. Transactions run at READ COMMITTED;
-// the store locks the account row (SELECT ... FOR UPDATE) before it changes
-// a balance, which serialises writers of one account across hosts.
+// pgDB is shared by every host replica. Transactions (pgtx.go) run at READ
+// COMMITTED; the store locks the account row (with the UPDATE that deducts,
+// or SELECT ... FOR UPDATE) before it changes a balance, which serialises
+// writers of one account across hosts.
 type pgDB struct {
 	pgQuerier
 	pool *pgxpool.Pool
