@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -163,4 +164,49 @@ func TestCanceledContext(t *testing.T) {
 			checkLedger(t, s, a.ID)
 		})
 	}
+}
+
+// TestSQLiteConnectionSettings: every connection the store opens keeps the
+// durability and locking settings the DSN asks for.
+func TestSQLiteConnectionSettings(t *testing.T) {
+	b := backends[0]
+	db := open(t, b, b.newDB(t)).(*store).db.(*sqliteDB)
+	want := map[string]int64{
+		"synchronous":  1, // NORMAL
+		"foreign_keys": 1,
+		"busy_timeout": sqliteBusyTimeoutMS,
+	}
+	// Hold every connection at once, so that each is checked.
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range sqliteMaxConns {
+		wg.Go(func() {
+			err := db.lend(t.Context(), func(c *sqliteConn) error {
+				<-start
+				q := sqliteQuerier{c: c, keep: false}
+				var mode string
+				if err := q.queryRow(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil {
+					return err
+				}
+				if mode != "wal" {
+					t.Errorf("PRAGMA journal_mode = %s, want wal", mode)
+				}
+				for name, v := range want {
+					var got int64
+					if err := q.queryRow(t.Context(), "PRAGMA "+name).Scan(&got); err != nil {
+						return err
+					}
+					if got != v {
+						t.Errorf("PRAGMA %s = %d, want %d", name, got, v)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
 }
