@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +16,8 @@ import (
 )
 
 // BenchmarkBinaryAuthenticate is what one API request costs the auth
-// plugin the host runs: Authenticate over go-plugin gRPC, one client.
+// plugin the host runs: Authenticate over go-plugin gRPC, from one client
+// and from four at once.
 // plugin-cpu-ns/op is the plugin process's CPU time, every thread included.
 func BenchmarkBinaryAuthenticate(b *testing.B) {
 	bin := plugintest.Build(b, "github.com/mdpress/mdpress/plugins/auth-apikey")
@@ -42,15 +45,36 @@ func BenchmarkBinaryAuthenticate(b *testing.B) {
 			}
 			c := plugintest.Launch(b, bin, stage.NameAuth, plugintest.Config{Request: req})
 			pid := childPID(b, bin)
-			start := processCPU(b, pid)
-			for b.Loop() {
-				if _, err := c.Authenticate(b.Context(), &stage.AuthenticateRequest{Token: key}); err != nil {
-					b.Fatal(err)
-				}
+			for _, clients := range []int{1, 4} {
+				b.Run(strconv.Itoa(clients)+"clients", func(b *testing.B) {
+					start := processCPU(b, pid)
+					drive(b, clients, func() error {
+						_, err := c.Authenticate(b.Context(), &stage.AuthenticateRequest{Token: key})
+						return err
+					})
+					b.ReportMetric(float64(processCPU(b, pid)-start)/float64(b.N), "plugin-cpu-ns/op")
+				})
 			}
-			b.ReportMetric(float64(processCPU(b, pid)-start)/float64(b.N), "plugin-cpu-ns/op")
 		})
 	}
+}
+
+// drive runs op b.N times in all, from clients goroutines at once.
+func drive(b *testing.B, clients int, op func() error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for range clients {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if err := op(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // childPID finds the process this test started from bin.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,8 +17,9 @@ import (
 )
 
 // BenchmarkBinaryReserveCommit is what one conversion costs the meter
-// plugin the host runs: Reserve then Commit over go-plugin gRPC, one client.
-// plugin-cpu-ns/op is the plugin process's CPU time, every thread included.
+// plugin the host runs: Reserve then Commit over go-plugin gRPC, from one
+// client and from four at once. plugin-cpu-ns/op is the plugin process's
+// CPU time, every thread included.
 func BenchmarkBinaryReserveCommit(b *testing.B) {
 	bin := plugintest.Build(b, "github.com/mdpress/mdpress/plugins/meter-credits")
 	for _, be := range []struct {
@@ -39,19 +42,39 @@ func BenchmarkBinaryReserveCommit(b *testing.B) {
 			}
 			c := plugintest.Launch(b, bin, stage.NameMeter, plugintest.Config{Request: req})
 			pid := childPID(b, bin)
-			start := processCPU(b, pid)
-			for b.Loop() {
-				res, err := c.Reserve(b.Context(), &stage.ReserveRequest{UserID: acct.ID, Credits: 1})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := c.Commit(b.Context(), &stage.CommitRequest{ReservationID: res.ReservationID}); err != nil {
-					b.Fatal(err)
-				}
+			for _, clients := range []int{1, 4} {
+				b.Run(strconv.Itoa(clients)+"clients", func(b *testing.B) {
+					start := processCPU(b, pid)
+					drive(b, clients, func() error {
+						res, err := c.Reserve(b.Context(), &stage.ReserveRequest{UserID: acct.ID, Credits: 1})
+						if err == nil {
+							_, err = c.Commit(b.Context(), &stage.CommitRequest{ReservationID: res.ReservationID})
+						}
+						return err
+					})
+					b.ReportMetric(float64(processCPU(b, pid)-start)/float64(b.N), "plugin-cpu-ns/op")
+				})
 			}
-			b.ReportMetric(float64(processCPU(b, pid)-start)/float64(b.N), "plugin-cpu-ns/op")
 		})
 	}
+}
+
+// drive runs op b.N times in all, from clients goroutines at once.
+func drive(b *testing.B, clients int, op func() error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for range clients {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if err := op(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // childPID finds the process this test started from bin.
