@@ -176,8 +176,28 @@ func testKeys(t *testing.T, b backend) {
 		}
 	})
 
+	// The auth plugin's store is another process's: warm every one of its
+	// connections, then revoke through s.
+	auth := open(t, b, dsn)
+	authenticateAll := func() []error {
+		errs := make([]error, 8)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { _, _, errs[i] = auth.Authenticate(ctx, key) })
+		}
+		wg.Wait()
+		return errs
+	}
+	for _, err := range authenticateAll() {
+		if err != nil {
+			t.Fatalf("before the revoke: %v", err)
+		}
+	}
 	if err := s.RevokeKey(ctx, info.ID); err != nil {
 		t.Fatal(err)
+	}
+	for _, err := range authenticateAll() {
+		wantCode(t, err, stage.CodeUnauthenticated) // at once, on every connection
 	}
 	if err := s.RevokeKey(ctx, info.ID); err != nil {
 		t.Errorf("revoking twice: %v", err)
