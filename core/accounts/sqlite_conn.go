@@ -15,9 +15,10 @@ import (
 // context, and modernc starts another per statement to interrupt it. Here a
 // connection keeps its compiled statements, and a statement runs under a
 // context that cannot be cancelled once ctx has been checked: the store's
-// statements are short and inside a write transaction never wait for a lock,
-// so the only wait worth cutting short, for another process's write lock, is
-// BEGIN IMMEDIATE's, which keeps ctx.
+// statements are short, WAL readers do not wait for writers, and inside a
+// write transaction nothing waits for a lock. The one wait worth cutting
+// short, for another process's write lock, comes where a write starts
+// (BEGIN IMMEDIATE, or writeOne's lone statement), and that keeps ctx.
 
 // sqliteConnector hands database/sql connections that keep their statements.
 type sqliteConnector struct{ driver.Connector }
