@@ -111,6 +111,7 @@ func TestSQLiteLockWaitEndsWithContext(t *testing.T) {
 
 	locked, release := make(chan struct{}), make(chan struct{})
 	held := make(chan error, 1)
+	pending := must[Reservation](t)(first(waiter.Reserve(t.Context(), ReserveParams{UserID: a.ID, Credits: 1})))
 	go func() {
 		held <- holder.(*store).db.write(t.Context(), func(querier) error {
 			close(locked)
@@ -119,27 +120,40 @@ func TestSQLiteLockWaitEndsWithContext(t *testing.T) {
 		})
 	}()
 	<-locked
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, _, err := waiter.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1})
-	waited := time.Since(start)
+	for _, tc := range []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"Reserve", func(ctx context.Context) error {
+			return lastErr(waiter.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1}))
+		}},
+		{"Commit", func(ctx context.Context) error { return waiter.Commit(ctx, pending.ID, "") }},
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		start := time.Now()
+		err := tc.call(ctx)
+		waited := time.Since(start)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s behind a held write lock: %v, want the context's deadline", tc.name, err)
+		}
+		if waited > 5*time.Second {
+			t.Errorf("%s waited %v for the lock, past its context's end", tc.name, waited)
+		}
+	}
 	close(release)
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Reserve behind a held write lock: %v, want the context's deadline", err)
+	// The connections that gave up are still good, and nothing was done.
+	if err := waiter.Commit(t.Context(), pending.ID, ""); err != nil {
+		t.Fatal(err)
 	}
-	if waited > 5*time.Second {
-		t.Errorf("Reserve waited %v for the lock, past its context's end", waited)
-	}
-	// The connection that gave up is still good.
 	if _, _, err := waiter.Reserve(t.Context(), ReserveParams{UserID: a.ID, Credits: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if got := must[Account](t)(waiter.Account(t.Context(), a.ID)).Credits; got != 4 {
-		t.Errorf("balance %d, want 4: one charge", got)
+	if got := must[Account](t)(waiter.Account(t.Context(), a.ID)).Credits; got != 3 {
+		t.Errorf("balance %d, want 3: two charges", got)
 	}
 	checkLedger(t, waiter, a.ID)
 }
