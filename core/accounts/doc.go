@@ -19,4 +19,11 @@
 //     credits and logs the change.
 //   - Only a SHA-256 hash of an API key is stored. A key carries 256 random
 //     bits, so an unsalted fast hash is enough: there is nothing to guess.
+//
+// Every conversion pays for Reserve and Commit, and every request for
+// Authenticate, so those are kept short: Reserve is one transaction of an
+// UPDATE ... RETURNING (lock, check and deduct at once) and two INSERTs,
+// Commit a single UPDATE, Authenticate a single SELECT. On PostgreSQL that is
+// three round trips per conversion (pgtx.go pipelines them); on SQLite each
+// connection keeps its statements compiled (sqlite_conn.go).
 package accounts
