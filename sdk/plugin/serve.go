@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -65,7 +66,12 @@ func Serve(stageName string, impl stage.Plugin, opts ...ServeOption) {
 		HandshakeConfig: Handshake,
 		Plugins:         map[string]goplugin.Plugin{stageName: &grpcPlugin{stage: stageName, impl: impl}},
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
-			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes))
+			// Calls run on long-lived workers rather than a new goroutine
+			// each, whose stack would grow again on every call: the stages'
+			// code runs deep (SQLite, goldmark, fpdf). A busy pool starts a
+			// goroutine as before, so no call waits for another.
+			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
+				grpc.NumStreamWorkers(uint32(max(4, runtime.GOMAXPROCS(0)))))
 			return grpc.NewServer(opts...)
 		},
 	})
