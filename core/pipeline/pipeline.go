@@ -75,6 +75,7 @@ type stored struct {
 // Pipeline runs jobs.
 type Pipeline struct {
 	observe Observer
+	tokens  tokenCache
 }
 
 // New returns a pipeline that reports stage outcomes to observe (may be nil).
@@ -180,13 +181,23 @@ func (p *Pipeline) prepare(ctx context.Context, st Stages, job Job) prepared {
 	html, tree := slices.Contains(st.RendererCaps, stage.CapReadsHTML), slices.Contains(st.RendererCaps, stage.CapReadsTree)
 	pr := prepared{treeOnly: tree && !html, htmlOnly: html && !tree}
 	style := func(doc stage.Document) (styled *stage.StyleResponse, err error) {
+		req := &stage.StyleRequest{
+			Document: doc, Theme: job.Theme, Page: job.Page,
+			Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: pr.treeOnly,
+		}
+		key, reusable := p.tokens.key(st.Styler, req)
+		if reusable {
+			if t, ok := p.tokens.get(key); ok {
+				return &stage.StyleResponse{Tokens: t}, nil
+			}
+		}
 		err = p.call(ctx, stage.NameStyle, func() (e error) {
-			styled, e = st.Styler.Style(ctx, &stage.StyleRequest{
-				Document: doc, Theme: job.Theme, Page: job.Page,
-				Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: pr.treeOnly,
-			})
+			styled, e = st.Styler.Style(ctx, req)
 			return e
 		})
+		if err == nil && reusable {
+			p.tokens.put(key, styled.Tokens)
+		}
 		return styled, err
 	}
 	type styleResult struct {

@@ -390,3 +390,55 @@ func TestReserveErrorWinsOverParseError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A tree renderer's styling carries no document, so equal requests to the
+// same styler are answered once; anything that differs is asked again.
+func TestTokensReusedForTreeRenderers(t *testing.T) {
+	styles := func(f *fakes) int {
+		return strings.Count(f.called(), "style")
+	}
+	p := New(nil)
+	run := func(f *fakes, caps []string, job Job) {
+		t.Helper()
+		st := stagesOf(f)
+		st.RendererCaps = caps
+		if _, err := p.Run(context.Background(), st, job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree := []string{stage.CapReadsTree}
+	a4 := stage.PageSize{Name: "A4", WidthPt: 595.28, HeightPt: 841.89}
+	job := Job{Theme: "modern", Page: a4, Numbering: stage.NumberingCenter}
+
+	f := &fakes{pdf: []byte("%PDF")}
+	run(f, tree, job)
+	run(f, tree, job)
+	if n := styles(f); n != 1 {
+		t.Fatalf("styled %d times for two equal requests", n)
+	}
+	for _, other := range []Job{
+		{Theme: "basic", Page: a4, Numbering: stage.NumberingCenter},
+		{Theme: "modern", Page: stage.PageSize{Name: "Letter", WidthPt: 612, HeightPt: 792}, Numbering: stage.NumberingCenter},
+		{Theme: "modern", Page: a4, Numbering: stage.NumberingNone},
+		{Theme: "modern", Page: a4, Numbering: stage.NumberingCenter, Watermark: "FREE PLAN"},
+	} {
+		before := styles(f)
+		run(f, tree, other)
+		if styles(f) != before+1 {
+			t.Fatalf("%+v was answered from another request's tokens", other)
+		}
+	}
+
+	relaunched := &fakes{pdf: []byte("%PDF")}
+	run(relaunched, tree, job)
+	if n := styles(relaunched); n != 1 {
+		t.Fatal("a new styler was answered from the old one's tokens")
+	}
+
+	html := &fakes{pdf: []byte("%PDF")}
+	run(html, nil, job)
+	run(html, nil, job)
+	if n := styles(html); n != 2 {
+		t.Fatalf("a renderer of HTML got cached styling (%d calls for 2 runs)", n)
+	}
+}

@@ -220,7 +220,9 @@ type StyleRequest struct {
 	// SkipHTML says the renderer reads only the tokens, so StyleResponse.HTML
 	// may be left empty. A styler may ignore it. The host then sends an
 	// empty Document: tokens depend on the theme and page options alone, so
-	// it styles while the parser runs.
+	// it styles while the parser runs, and it may reuse the answer for an
+	// equal request to the same plugin process. A styler's tokens must
+	// therefore depend on nothing but the request and its configuration.
 	SkipHTML bool
 }
 

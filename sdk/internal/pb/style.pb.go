@@ -30,7 +30,8 @@ type StyleRequest struct {
 	Watermark string                 `protobuf:"bytes,5,opt,name=watermark,proto3" json:"watermark,omitempty"`
 	// skip_html: the renderer reads only the tokens; the styler may leave
 	// StyleResponse.html empty. The document is then empty: tokens depend on
-	// the theme and page options alone, so the host styles while it parses.
+	// the theme and page options alone, so the host styles while it parses
+	// and may reuse the answer for an equal request to the same process.
 	SkipHtml      bool `protobuf:"varint,6,opt,name=skip_html,json=skipHtml,proto3" json:"skip_html,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
