@@ -86,29 +86,69 @@ func New(observe Observer) *Pipeline {
 	return &Pipeline{observe: observe}
 }
 
-// errAbandoned cancels the parse and style of a request whose credits
-// could not be reserved; calls cut short by it are not observed, since the
-// stages did not fail.
-var errAbandoned = errors.New("abandoned: no reservation")
+// errAbandoned cancels the parse and style of a request that does not go
+// ahead (its credits could not be reserved, its key failed, it replays);
+// calls cut short by it are not observed, since the stages did not fail.
+var errAbandoned = errors.New("abandoned")
+
+// Preparation is a parse and style under way (see Start).
+type Preparation struct {
+	done      chan prepared
+	abandon   context.CancelCauseFunc
+	watermark string // the job's when started; styling depends on it
+	result    *prepared
+}
+
+// Start parses and styles job's document in the background, for Finish to
+// use: the caller can do its other work (checking the key, reserving
+// credits) meanwhile. The caller must call Finish or Abandon.
+func (p *Pipeline) Start(ctx context.Context, st Stages, job Job) *Preparation {
+	pctx, abandon := context.WithCancelCause(ctx)
+	pp := &Preparation{done: make(chan prepared, 1), abandon: abandon, watermark: job.Watermark}
+	go func() { pp.done <- p.prepare(pctx, st, job) }()
+	return pp
+}
+
+// Abandon stops the preparation and waits for it, so that no stage call
+// outlives the request.
+func (pp *Preparation) Abandon() {
+	pp.abandon(errAbandoned)
+	pp.wait()
+}
+
+func (pp *Preparation) wait() prepared {
+	if pp.result == nil {
+		r := <-pp.done
+		pp.result = &r
+		pp.abandon(nil) // release the context
+	}
+	return *pp.result
+}
 
 // Run converts job with the given stages.
-func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, err error) {
+func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (*Result, error) {
+	return p.Finish(ctx, st, job, p.Start(ctx, st, job))
+}
+
+// Finish converts job, whose document prep is parsing and styling: it
+// reserves the credits meanwhile (parsing and styling read nothing a
+// reservation decides, so the request's latency has the longest of the
+// three in it rather than their sum), then renders, stores and commits.
+// prep is abandoned when the reservation fails or turns out to be a replay.
+func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Preparation) (res *Result, err error) {
+	if prep.watermark != job.Watermark {
+		// Started on a guess of the plan that turned out wrong.
+		prep.Abandon()
+		prep = p.Start(ctx, st, job)
+	}
 	if st.Meter == nil {
 		// Local renders (mdpress render) have no account to charge.
-		pr := p.prepare(ctx, st, job)
+		pr := prep.wait()
 		if pr.err != nil {
 			return nil, pr.err
 		}
 		return p.produce(ctx, st, job, pr)
 	}
-	// Parsing and styling read nothing a reservation decides, so they run
-	// while it is made: the request's latency has the longest of the three
-	// in it rather than their sum. They are cancelled when the reservation
-	// fails or turns out to be a replay.
-	pctx, abandon := context.WithCancelCause(ctx)
-	defer abandon(nil)
-	prep := make(chan prepared, 1)
-	go func() { prep <- p.prepare(pctx, st, job) }()
 
 	var reserve *stage.ReserveResponse
 	err = p.call(ctx, stage.NameMeter, func() (e error) {
@@ -119,8 +159,7 @@ func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, er
 		return e
 	})
 	if err != nil || reserve.Replay != nil {
-		abandon(errAbandoned)
-		<-prep // no stage call outlives the request
+		prep.Abandon()
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +183,7 @@ func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (res *Result, er
 		})
 	}()
 
-	pr := <-prep
+	pr := prep.wait()
 	if pr.err != nil {
 		return nil, pr.err
 	}

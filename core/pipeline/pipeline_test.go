@@ -442,3 +442,51 @@ func TestTokensReusedForTreeRenderers(t *testing.T) {
 		t.Fatalf("a renderer of HTML got cached styling (%d calls for 2 runs)", n)
 	}
 }
+
+// A preparation started on a guess of the plan (the host's early start for
+// a recent key) is redone when the plan turns out to mark pages otherwise:
+// styling reads the watermark.
+func TestFinishRedoesPreparationForAnotherWatermark(t *testing.T) {
+	f := &fakes{pdf: []byte("%PDF")}
+	p := New(nil)
+	guess := Job{Theme: "modern"}
+	prep := p.Start(context.Background(), stagesOf(f), guess)
+	job := guess
+	job.Watermark = "mdpress free plan"
+	if _, err := p.Finish(context.Background(), stagesOf(f), job, prep); err != nil {
+		t.Fatal(err)
+	}
+	if f.lastStyle.Watermark != job.Watermark || f.lastRender.Watermark != job.Watermark {
+		t.Fatalf("styled with %q, rendered with %q", f.lastStyle.Watermark, f.lastRender.Watermark)
+	}
+	if got := f.called(); strings.Count(got, "parse") != 2 {
+		t.Fatalf("calls = %q, want the document prepared again", got)
+	}
+}
+
+// Abandon stops a preparation nobody will finish and waits for it; its
+// cancelled calls are not counted as failures.
+func TestAbandonedPreparation(t *testing.T) {
+	parsing := make(chan struct{})
+	f := &fakes{}
+	f.onParse = func(ctx context.Context) error {
+		close(parsing)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	var observed []string
+	var mu sync.Mutex
+	p := New(func(name string, _ time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		observed = append(observed, name)
+	})
+	prep := p.Start(context.Background(), stagesOf(f), Job{})
+	<-parsing
+	prep.Abandon()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(observed) != 0 {
+		t.Fatalf("observed %v", observed)
+	}
+}

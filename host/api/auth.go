@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strings"
@@ -20,35 +21,58 @@ func unauthorized() *apierr.Error {
 		WithHint("send Authorization: Bearer <API_KEY>; get a key from the dashboard or `mdpress accounts create`")
 }
 
-// authenticate resolves the bearer key. A missing, malformed or unknown key
-// gets the same answer, so the API tells nothing about which keys exist.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (stage.Principal, bool) {
+// bearer reads the API key from the Authorization header, answering 401
+// itself when there is none.
+func bearer(w http.ResponseWriter, r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(h, " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 512 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mdpress"`)
 		writeError(w, unauthorized())
+		return "", false
+	}
+	return token, true
+}
+
+// authenticate resolves the bearer key. A missing, malformed or unknown key
+// gets the same answer, so the API tells nothing about which keys exist.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, token string) (stage.Principal, bool) {
+	p, err := s.checkKey(r.Context(), token)
+	if err != nil {
+		s.authFailed(w, r, err)
 		return stage.Principal{}, false
 	}
-	c, err := s.client(r.Context(), stage.NameAuth)
+	return p, true
+}
+
+// checkKey asks the auth stage who token belongs to, and remembers the
+// answer as a hint for the key's next requests (see convertEarly).
+func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, error) {
+	c, err := s.client(ctx, stage.NameAuth)
 	if err != nil {
-		s.fail(w, r, err)
-		return stage.Principal{}, false
+		s.recent.forget(token)
+		return stage.Principal{}, err
 	}
 	start := time.Now()
-	resp, err := c.Authenticate(r.Context(), &stage.AuthenticateRequest{Token: token})
+	resp, err := c.Authenticate(ctx, &stage.AuthenticateRequest{Token: token})
 	s.metrics.ObserveStage(stage.NameAuth, s.stages.Plugin(stage.NameAuth), time.Since(start), err)
 	if err != nil {
-		if stage.CodeOf(err) == stage.CodeUnauthenticated {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mdpress", error="invalid_token"`)
-			writeError(w, unauthorized())
-			return stage.Principal{}, false
-		}
-		s.fail(w, r, err)
-		return stage.Principal{}, false
+		s.recent.forget(token)
+		return stage.Principal{}, err
 	}
-	return resp.Principal, true
+	s.recent.add(token, resp.Principal)
+	return resp.Principal, nil
+}
+
+// authFailed answers a failed key check.
+func (s *Server) authFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if stage.CodeOf(err) == stage.CodeUnauthenticated {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mdpress", error="invalid_token"`)
+		writeError(w, unauthorized())
+		return
+	}
+	s.fail(w, r, err)
 }
 
 // limiter is the per-key token bucket of each plan's rate limit. Each host
@@ -79,6 +103,19 @@ func (l *limiter) allow(keyID string, perMin int64) (bool, int) {
 		return true, 0
 	}
 	return l.allowRate(keyID, rate.Limit(float64(perMin)/60), int(perMin))
+}
+
+// has reports whether the key has a request left in its bucket, without
+// taking it.
+func (l *limiter) has(keyID string, perMin int64) bool {
+	if perMin <= 0 {
+		return true
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[keyID]
+	return b == nil || b.lim.TokensAt(now) >= 1
 }
 
 // allowRate is allow for any refill rate (per second) and burst.

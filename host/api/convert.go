@@ -18,57 +18,22 @@ import (
 )
 
 func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
-	principal, ok := s.authenticate(w, r)
+	token, ok := bearer(w, r)
 	if !ok {
 		return
 	}
-	if ok, retry := s.limiter.allow(principal.KeyID, principal.Plan.RateLimitPerMin); !ok {
-		e := apierr.New(http.StatusTooManyRequests, apierr.NameRateLimited,
-			fmt.Sprintf("rate limit of the %s plan exceeded (%d requests per minute)", principal.Plan.Name, principal.Plan.RateLimitPerMin)).
-			WithHint("wait for the Retry-After delay, or move to a plan with a higher limit")
-		e.RetryAfter = retry
-		writeError(w, e)
+	if hint, ok := s.recent.get(token); ok && s.limiter.has(hint.keyID, hint.perMin) {
+		s.convertEarly(w, r, token, hint)
 		return
 	}
-	held := &heldBody{ReadCloser: r.Body, b: s.bodies}
-	defer func() { s.bodies.give(held.held) }()
-	body, err := io.ReadAll(http.MaxBytesReader(w, held, s.opt.MaxBodyBytes))
-	if err != nil {
-		if isBodiesFull(err) {
-			// Read the rest without holding it, so that the client, still
-			// sending, gets the 429 rather than a reset connection.
-			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, s.opt.MaxBodyBytes))
-			s.fail(w, r, err)
-			return
-		}
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").
-				WithHint("send less Markdown per request")
-			// Reading stops at the limit; Content-Length, when sent, says how big.
-			e.Body.Size = fmt.Sprintf("more than %d bytes (limit %s)", tooBig.Limit, pipeline.HumanBytes(tooBig.Limit))
-			if r.ContentLength > tooBig.Limit {
-				e.Body.Size = pipeline.OverLimit(r.ContentLength, tooBig.Limit)
-			}
-			writeError(w, e)
-			return
-		}
-		s.fail(w, r, stage.Wrap(stage.CodeInvalid, err, "the request body could not be read"))
+	principal, ok := s.authenticate(w, r, token)
+	if !ok || !s.allowRate(w, principal) {
 		return
 	}
-	conv, err := request.Decode(body)
-	if err != nil {
-		s.fail(w, r, err)
+	conv, idemKey, ok := s.readConversion(w, r)
+	if !ok {
 		return
 	}
-	idemKey := r.Header.Get("Idempotency-Key")
-	if len(idemKey) > 255 {
-		writeError(w, apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, "the Idempotency-Key header is longer than 255 characters").
-			WithDetails(map[string]any{"field": "Idempotency-Key", "received": fmt.Sprintf("%d characters", len(idemKey)), "allowed": "at most 255 characters"}).
-			WithHint("use a shorter key, such as a UUID"))
-		return
-	}
-
 	ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
 	defer cancel()
 	release, err := s.admit.enter(ctx)
@@ -82,6 +47,78 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	job := s.job(conv, idemKey, principal)
+	res, err := s.pipe.Run(ctx, stages, job)
+	s.deliver(w, r, job, res, err)
+}
+
+// convertEarly serves a request whose key authenticated a moment ago: its
+// document is read, parsed and styled while the key is checked again, which
+// takes the check off the request's latency. The key is only a hint here:
+// nothing is charged, stored or answered before it authenticates, and a key
+// that fails is forgotten at once, so a revoked key costs at most one
+// abandoned parse.
+func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, token string, hint recentKey) {
+	type authResult struct {
+		principal stage.Principal
+		err       error
+	}
+	authed := make(chan authResult, 1)
+	go func() {
+		p, err := s.checkKey(r.Context(), token)
+		authed <- authResult{p, err}
+	}()
+	// await answers for the key; a failed check has been answered to the
+	// client when it returns false.
+	await := func() (stage.Principal, bool) {
+		a := <-authed
+		if a.err != nil { // checkKey has forgotten the key
+			s.authFailed(w, r, a.err)
+			return stage.Principal{}, false
+		}
+		return a.principal, s.allowRate(w, a.principal)
+	}
+
+	conv, idemKey, err := s.decodeConversion(w, r)
+	if err != nil {
+		if _, ok := await(); ok {
+			s.failRequest(w, r, err)
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
+	defer cancel()
+	release, err := s.admit.enter(ctx)
+	if err != nil {
+		if _, ok := await(); ok {
+			s.fail(w, r, err)
+		}
+		return
+	}
+	defer release()
+	stages, err := s.pipelineStages(ctx)
+	if err != nil {
+		if _, ok := await(); ok {
+			s.fail(w, r, err)
+		}
+		return
+	}
+	// The plan decides the watermark, which styling reads: start with the
+	// plan the key had; Finish starts again in the rare case it changed.
+	guess := s.job(conv, idemKey, stage.Principal{Plan: stage.Plan{Watermark: hint.watermark}})
+	prep := s.pipe.Start(ctx, stages, guess)
+	principal, ok := await()
+	if !ok {
+		prep.Abandon()
+		return
+	}
+	job := s.job(conv, idemKey, principal)
+	res, err := s.pipe.Finish(ctx, stages, job, prep)
+	s.deliver(w, r, job, res, err)
+}
+
+// job is the pipeline's view of one conversion.
+func (s *Server) job(conv *request.Conversion, idemKey string, principal stage.Principal) pipeline.Job {
 	job := pipeline.Job{
 		Principal: principal, Markdown: conv.Markdown, Theme: conv.Theme, Page: conv.Page,
 		Numbering: conv.Numbering, Hosted: conv.Output == request.OutputURL, Credits: s.opt.CreditsPerConversion,
@@ -91,7 +128,95 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 	if principal.Plan.Watermark {
 		job.Watermark = s.opt.WatermarkText
 	}
-	res, err := s.pipe.Run(ctx, stages, job)
+	return job
+}
+
+// allowRate applies the plan's rate limit, answering 429 when it is spent.
+func (s *Server) allowRate(w http.ResponseWriter, principal stage.Principal) bool {
+	ok, retry := s.limiter.allow(principal.KeyID, principal.Plan.RateLimitPerMin)
+	if ok {
+		return true
+	}
+	e := apierr.New(http.StatusTooManyRequests, apierr.NameRateLimited,
+		fmt.Sprintf("rate limit of the %s plan exceeded (%d requests per minute)", principal.Plan.Name, principal.Plan.RateLimitPerMin)).
+		WithHint("wait for the Retry-After delay, or move to a plan with a higher limit")
+	e.RetryAfter = retry
+	writeError(w, e)
+	return false
+}
+
+// readConversion reads and decodes the request body, answering the client
+// itself when it fails.
+func (s *Server) readConversion(w http.ResponseWriter, r *http.Request) (*request.Conversion, string, bool) {
+	conv, idemKey, err := s.decodeConversion(w, r)
+	if err != nil {
+		s.failRequest(w, r, err)
+		return nil, "", false
+	}
+	return conv, idemKey, true
+}
+
+// requestError is a body that could not be used, with its answer.
+type requestError struct {
+	api   *apierr.Error // answered as is
+	stage error         // answered through fail
+}
+
+func (e *requestError) Error() string { return "bad request" }
+
+func (s *Server) failRequest(w http.ResponseWriter, r *http.Request, err error) {
+	var re *requestError
+	if errors.As(err, &re) && re.api != nil {
+		writeError(w, re.api)
+		return
+	}
+	if errors.As(err, &re) {
+		err = re.stage
+	}
+	s.fail(w, r, err)
+}
+
+// decodeConversion reads the body within the input limit and the held-body
+// bound and decodes it, with the Idempotency-Key header.
+func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request) (*request.Conversion, string, error) {
+	held := &heldBody{ReadCloser: r.Body, b: s.bodies}
+	defer func() { s.bodies.give(held.held) }()
+	body, err := io.ReadAll(http.MaxBytesReader(w, held, s.opt.MaxBodyBytes))
+	if err != nil {
+		if isBodiesFull(err) {
+			// Read the rest without holding it, so that the client, still
+			// sending, gets the 429 rather than a reset connection.
+			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, s.opt.MaxBodyBytes))
+			return nil, "", &requestError{stage: err}
+		}
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").
+				WithHint("send less Markdown per request")
+			// Reading stops at the limit; Content-Length, when sent, says how big.
+			e.Body.Size = fmt.Sprintf("more than %d bytes (limit %s)", tooBig.Limit, pipeline.HumanBytes(tooBig.Limit))
+			if r.ContentLength > tooBig.Limit {
+				e.Body.Size = pipeline.OverLimit(r.ContentLength, tooBig.Limit)
+			}
+			return nil, "", &requestError{api: e}
+		}
+		return nil, "", &requestError{stage: stage.Wrap(stage.CodeInvalid, err, "the request body could not be read")}
+	}
+	conv, err := request.Decode(body)
+	if err != nil {
+		return nil, "", &requestError{stage: err}
+	}
+	idemKey := r.Header.Get("Idempotency-Key")
+	if len(idemKey) > 255 {
+		return nil, "", &requestError{api: apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, "the Idempotency-Key header is longer than 255 characters").
+			WithDetails(map[string]any{"field": "Idempotency-Key", "received": fmt.Sprintf("%d characters", len(idemKey)), "allowed": "at most 255 characters"}).
+			WithHint("use a shorter key, such as a UUID")}
+	}
+	return conv, idemKey, nil
+}
+
+// deliver answers a finished conversion.
+func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result, err error) {
 	if err != nil {
 		if isCanceled(err) && r.Context().Err() != nil {
 			return // the client went away; the reservation was refunded
@@ -165,7 +290,11 @@ func hashConversion(c *request.Conversion) string {
 }
 
 func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
-	principal, ok := s.authenticate(w, r)
+	token, ok := bearer(w, r)
+	if !ok {
+		return
+	}
+	principal, ok := s.authenticate(w, r, token)
 	if !ok {
 		return
 	}

@@ -67,6 +67,7 @@ type Server struct {
 	metrics *metrics.Metrics
 	pipe    *pipeline.Pipeline
 	limiter *limiter
+	recent  *recentKeys
 	admit   *admission
 	bodies  *bodies
 	router  *mux.Router
@@ -91,7 +92,8 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	}
 	opt.MaxHeldBodyBytes = max(opt.MaxHeldBodyBytes, opt.MaxBodyBytes)
 	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now),
-		admit: newAdmission(opt.MaxConcurrent, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes}}
+		admit: newAdmission(opt.MaxConcurrent, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes},
+		recent: newRecentKeys(time.Now)}
 	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {
 		m.ObserveStage(name, stages.Plugin(name), d, err)
 	})
