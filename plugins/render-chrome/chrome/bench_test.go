@@ -91,7 +91,7 @@ func (bb *bareBrowser) render(ctx context.Context, html string, size stage.PageS
 		return nil, err
 	}
 	return chromedp.PrintToPDF(func(p *page.PrintToPDFParams) {
-		printParams(size)(p)
+		printParams(size, defaultMaxPages)(p)
 		p.TransferMode = ""
 	})(ctx, t.target)
 }
@@ -189,7 +189,7 @@ func BenchmarkNaiveProcessPerDocument(b *testing.B) {
 			if _, err := cdp.Call(ctx, t, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: tree.FrameTree.Frame.ID, HTML: benchDoc}); err != nil {
 				return nil, err
 			}
-			return chromedp.PrintToPDF(printParams(a4))(ctx, t)
+			return chromedp.PrintToPDF(printParams(a4, defaultMaxPages))(ctx, t)
 		})
 		bcancel()
 		acancel()

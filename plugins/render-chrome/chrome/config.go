@@ -36,6 +36,11 @@ type Config struct {
 	RemoteMaxBytes int64 `json:"remoteMaxBytes"`
 	// RemoteTimeout bounds one remote fetch, redirects included.
 	RemoteTimeout Duration `json:"remoteTimeout"`
+	// MaxPages refuses documents that print to more pages (413), as
+	// render-fpdf does. Chromium is asked for one page past it and no more,
+	// so a document that lays out to a million pages costs its layout but
+	// not the printing of them.
+	MaxPages int `json:"maxPages"`
 }
 
 // Duration reads a Go duration string ("60s") or a number of seconds.
@@ -69,6 +74,7 @@ const (
 	defaultRecycleAfter   = 500
 	defaultRemoteMaxBytes = 10 << 20
 	defaultRemoteTimeout  = 10 * time.Second
+	defaultMaxPages       = 10000
 )
 
 // ParseConfig decodes raw strictly, applies defaults and validates. Errors
@@ -103,6 +109,9 @@ func ParseConfig(raw []byte) (Config, error) {
 	if c.RemoteTimeout == 0 {
 		c.RemoteTimeout = Duration(defaultRemoteTimeout)
 	}
+	if c.MaxPages == 0 {
+		c.MaxPages = defaultMaxPages
+	}
 	checks := []struct {
 		bad bool
 		key string
@@ -115,6 +124,7 @@ func ParseConfig(raw []byte) (Config, error) {
 		{c.MaxBrowserMemoryMB < 0, "maxBrowserMemoryMB", "must not be negative"},
 		{c.RemoteMaxBytes < 1, "remoteMaxBytes", "must be positive"},
 		{c.RemoteTimeout < 0, "remoteTimeout", "must be positive"},
+		{c.MaxPages < 1, "maxPages", "must be at least 1"},
 	}
 	for _, ch := range checks {
 		if ch.bad {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -297,5 +298,35 @@ func TestConcurrentRendersAllSucceed(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestPageLimit: a document over maxPages is refused as too large, like on
+// render-fpdf, and a page-count bomb is refused without printing its pages.
+func TestPageLimit(t *testing.T) {
+	r := newRenderer(t, `{"tabs":1,"maxPages":5}`)
+	pages := func(n int) string {
+		return strings.Repeat(`<p>Text.</p><div style="break-after: page"></div>`, n-1) + "<p>End.</p>"
+	}
+	if res := render(t, r, doc{body: pages(5)}); res.Pages != 5 {
+		t.Fatalf("a 5-page document: %d pages", res.Pages)
+	}
+	for _, n := range []int{6, 500} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			a4, _ := papers.Lookup("A4")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := r.Render(ctx, &stage.RenderRequest{HTML: doc{body: pages(n)}.html(), Page: a4})
+			var se *stage.Error
+			if stage.CodeOf(err) != stage.CodeTooLarge || !errors.As(err, &se) || se.Details["limit"] != "5 pages" {
+				t.Fatalf("%d pages: %v", n, err)
+			}
+			t.Logf("%d pages refused in %v", n, time.Since(start))
+		})
+	}
+	// The tab is still good for the next document.
+	if res := render(t, r, doc{body: pages(2)}); res.Pages != 2 {
+		t.Fatalf("after a refused document: %d pages", res.Pages)
 	}
 }

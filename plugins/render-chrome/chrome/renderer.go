@@ -202,7 +202,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		if err != nil {
 			return nil, r.failure(ctx, g, err)
 		}
-		pdf, err := t.render(ctx, req.HTML, req.Page)
+		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages)
 		e.give(g, t, err == nil)
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
@@ -212,7 +212,13 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		}
 		e.stats.rendered.Add(1)
 		e.maybeCheckMemory(g)
-		return &stage.RenderResponse{PDF: pdf, Pages: countPages(pdf)}, nil
+		pages := countPages(pdf)
+		if pages > e.cfg.MaxPages {
+			err := stage.Errorf(stage.CodeTooLarge, "document needs more than %d pages", e.cfg.MaxPages)
+			err.Details = map[string]string{"limit": fmt.Sprintf("%d pages", e.cfg.MaxPages)}
+			return nil, err
+		}
+		return &stage.RenderResponse{PDF: pdf, Pages: pages}, nil
 	}
 }
 

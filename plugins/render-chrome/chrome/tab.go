@@ -95,8 +95,9 @@ func (t *tab) setup(g *gate) error {
 // path run it in a goroutine.
 func (t *tab) close() { t.cancel() }
 
-// render prints html on paper of the given size and returns the PDF.
-func (t *tab) render(ctx context.Context, html string, size stage.PageSize) ([]byte, error) {
+// render prints html on paper of the given size and returns the PDF, of at
+// most maxPages pages.
+func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxPages int) ([]byte, error) {
 	t.renders++
 	if t.js {
 		// A script's window outlives setDocumentContent; a navigation gives
@@ -113,7 +114,7 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize) ([]b
 	if err := t.waitLoaded(ctx, loads); err != nil {
 		return nil, fmt.Errorf("wait for load: %w", err)
 	}
-	pdf, err := chromedp.PrintToPDF(printParams(size))(ctx, t.target)
+	pdf, err := chromedp.PrintToPDF(printParams(size, maxPages))(ctx, t.target)
 	if err != nil {
 		return nil, fmt.Errorf("print to pdf: %w", err)
 	}
@@ -175,9 +176,11 @@ func (t *tab) eval(ctx context.Context, expr string, await bool) (string, error)
 // printParams are the print settings. The paper is the requested size; the
 // page margins are zero because the document's @page rule sets them, and
 // that is also what makes Chromium lay out the @page margin boxes that
-// carry the page numbers.
-func printParams(size stage.PageSize) chromedp.PDFOption {
+// carry the page numbers. Pages past maxPages+1 are not printed: one more
+// than the limit is enough to tell that the document is over it.
+func printParams(size stage.PageSize, maxPages int) chromedp.PDFOption {
 	return func(p *page.PrintToPDFParams) {
+		p.PageRanges = fmt.Sprintf("1-%d", maxPages+1)
 		p.PaperWidth = size.WidthPt / 72
 		p.PaperHeight = size.HeightPt / 72
 		p.MarginTop, p.MarginRight, p.MarginBottom, p.MarginLeft = new(0.0), new(0.0), new(0.0), new(0.0)
