@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"modernc.org/sqlite"
 
@@ -60,11 +61,37 @@ func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
 	// compiles its statements again.
 	db.SetMaxIdleConns(sqliteMaxConns)
 	d := &sqliteDB{db: db, sem: make(chan struct{}, 1)}
-	if err := d.ping(ctx); err != nil {
+	if err := d.firstConnection(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	return d, nil
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code of a lock wait that
+// failed.
+const sqliteBusy = 5
+
+// firstConnection opens a connection, retrying while the file is busy. Two
+// processes opening a new file at once (the auth and meter plugins of a
+// fresh host) race to switch it to WAL, and the loser's journal_mode pragma
+// fails with SQLITE_BUSY at once, without the busy handler. The switch is
+// made once per file, so the next attempt finds WAL and goes through; the
+// retries are bounded by the busy timeout, like any other lock wait.
+func (d *sqliteDB) firstConnection(ctx context.Context) error {
+	deadline := time.Now().Add(sqliteBusyTimeoutMS * time.Millisecond)
+	for wait := 2 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := d.ping(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
 
 // lend runs fn on a connection of the pool. An error that wraps

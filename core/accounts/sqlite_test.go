@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,4 +224,64 @@ func TestSQLiteConnectionSettings(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
+}
+
+// TestSQLiteNewFileOpenedAtOnce is a fresh host's start: the auth and meter
+// plugins open a file that does not exist yet at the same moment. Both must
+// get a store (the loser of the race to switch the file to WAL used to fail
+// with SQLITE_BUSY).
+func TestSQLiteNewFileOpenedAtOnce(t *testing.T) {
+	if os.Getenv("ACCOUNTS_OPEN_DB") != "" {
+		t.Skip("running as a helper")
+	}
+	const rounds, procs = 40, 4
+	for round := range rounds {
+		dsn := filepath.Join(t.TempDir(), "mdpress.db")
+		var starts []io.WriteCloser
+		var outs []*bufio.Reader
+		var cmds []*exec.Cmd
+		for range procs {
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestSQLiteOpenHelperProcess$")
+			cmd.Env = append(os.Environ(), "ACCOUNTS_OPEN_DB="+dsn)
+			cmd.Stderr = os.Stderr
+			stdin := must[io.WriteCloser](t)(cmd.StdinPipe())
+			stdout := must[io.ReadCloser](t)(cmd.StdoutPipe())
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, starts, outs = append(cmds, cmd), append(starts, stdin), append(outs, bufio.NewReader(stdout))
+		}
+		for _, out := range outs {
+			if _, err := lineWith(out, "waiting"); err != nil {
+				t.Fatalf("helper: %v", err)
+			}
+		}
+		for _, w := range starts {
+			w.Close()
+		}
+		for i, out := range outs {
+			line, err := lineWith(out, "open")
+			if err != nil || line != "opened" {
+				t.Errorf("round %d, process %d: %q %v", round, i, line, err)
+			}
+			_ = cmds[i].Wait()
+		}
+	}
+}
+
+// TestSQLiteOpenHelperProcess is one process of TestSQLiteNewFileOpenedAtOnce.
+func TestSQLiteOpenHelperProcess(t *testing.T) {
+	dsn := os.Getenv("ACCOUNTS_OPEN_DB")
+	if dsn == "" {
+		t.Skip("only runs as a helper of TestSQLiteNewFileOpenedAtOnce")
+	}
+	fmt.Println("waiting")
+	io.Copy(io.Discard, os.Stdin) // the parent closes stdin to start us all at once
+	s, err := Open(t.Context(), DriverSQLite, dsn, testPlans)
+	if err != nil {
+		fmt.Printf("open failed: %v\n", err)
+		return
+	}
+	s.Close()
+	fmt.Println("opened")
 }
