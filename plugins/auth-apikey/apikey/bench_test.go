@@ -1,14 +1,8 @@
 package apikey
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mdpress/mdpress/core/accounts/pgtest"
 	"github.com/mdpress/mdpress/sdk/plugintest"
@@ -44,65 +38,17 @@ func BenchmarkBinaryAuthenticate(b *testing.B) {
 				b.Fatal(err)
 			}
 			c := plugintest.Launch(b, bin, stage.NameAuth, plugintest.Config{Request: req})
-			pid := childPID(b, bin)
+			cpu := plugintest.ProcessCPU(b, bin)
 			for _, clients := range []int{1, 4} {
 				b.Run(strconv.Itoa(clients)+"clients", func(b *testing.B) {
-					start := processCPU(b, pid)
-					drive(b, clients, func() error {
+					start := cpu()
+					plugintest.Drive(b, clients, func() error {
 						_, err := c.Authenticate(b.Context(), &stage.AuthenticateRequest{Token: key})
 						return err
 					})
-					b.ReportMetric(float64(processCPU(b, pid)-start)/float64(b.N), "plugin-cpu-ns/op")
+					b.ReportMetric(float64(cpu()-start)/float64(b.N), "plugin-cpu-ns/op")
 				})
 			}
 		})
 	}
-}
-
-// drive runs op b.N times in all, from clients goroutines at once.
-func drive(b *testing.B, clients int, op func() error) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for range clients {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				if err := op(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// childPID finds the process this test started from bin.
-func childPID(b *testing.B, bin string) int {
-	procs, _ := filepath.Glob("/proc/[0-9]*/exe")
-	for _, exe := range procs {
-		if target, err := os.Readlink(exe); err != nil || target != bin {
-			continue
-		}
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(exe)))
-		return pid
-	}
-	b.Skip("cannot find the plugin process in /proc")
-	return 0
-}
-
-// processCPU is a process's user and system time, from /proc in clock
-// ticks of 10 ms: run enough iterations (-benchtime 5000x) for a few
-// percent of precision.
-func processCPU(b *testing.B, pid int) time.Duration {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Fields after the parenthesised command name; utime and stime are the
-	// 14th and 15th of the whole line.
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
