@@ -29,30 +29,9 @@ func TestSQLiteAcrossProcesses(t *testing.T) {
 	a := must[Account](t)(s.CreateAccount(t.Context(), "free", ptr[int64](20)))
 
 	const procs, attempts = 3, 20
-	var starts []io.WriteCloser
-	var outs []*bufio.Reader
-	var cmds []*exec.Cmd
-	for range procs {
-		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestSQLiteHelperProcess$")
-		cmd.Env = append(os.Environ(), "ACCOUNTS_HELPER_DB="+dsn, "ACCOUNTS_HELPER_USER="+a.ID,
-			"ACCOUNTS_HELPER_ATTEMPTS="+strconv.Itoa(attempts))
-		cmd.Stderr = os.Stderr
-		stdin := must[io.WriteCloser](t)(cmd.StdinPipe())
-		stdout := must[io.ReadCloser](t)(cmd.StdoutPipe())
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, starts, outs = append(cmds, cmd), append(starts, stdin), append(outs, bufio.NewReader(stdout))
-	}
 	// Every helper has its store open before any of them starts reserving.
-	for _, out := range outs {
-		if _, err := lineWith(out, "ready"); err != nil {
-			t.Fatalf("helper: %v", err)
-		}
-	}
-	for _, w := range starts {
-		w.Close()
-	}
+	outs, cmds := startTogether(t, procs, "TestSQLiteHelperProcess", "ready",
+		"ACCOUNTS_HELPER_DB="+dsn, "ACCOUNTS_HELPER_USER="+a.ID, "ACCOUNTS_HELPER_ATTEMPTS="+strconv.Itoa(attempts))
 	ok, forbidden := 0, 0
 	for i, out := range outs {
 		line, err := lineWith(out, "ok=")
@@ -86,6 +65,37 @@ func TestSQLiteHelperProcess(t *testing.T) {
 	io.Copy(io.Discard, os.Stdin) // the parent closes stdin to start us all at once
 	ok, forbidden := burst(t, []Store{s}, os.Getenv("ACCOUNTS_HELPER_USER"), attempts)
 	fmt.Printf("ok=%d forbidden=%d\n", ok, forbidden)
+}
+
+// startTogether runs n copies of this test binary as helper test, with env
+// added, waits until each has printed a line starting with ready, then
+// lets them all go at once by closing their stdin. It returns their output
+// and commands.
+func startTogether(t *testing.T, n int, test, ready string, env ...string) ([]*bufio.Reader, []*exec.Cmd) {
+	t.Helper()
+	var starts []io.WriteCloser
+	var outs []*bufio.Reader
+	var cmds []*exec.Cmd
+	for range n {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+test+"$")
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Stderr = os.Stderr
+		stdin := must[io.WriteCloser](t)(cmd.StdinPipe())
+		stdout := must[io.ReadCloser](t)(cmd.StdoutPipe())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, starts, outs = append(cmds, cmd), append(starts, stdin), append(outs, bufio.NewReader(stdout))
+	}
+	for _, out := range outs {
+		if _, err := lineWith(out, ready); err != nil {
+			t.Fatalf("helper: %v", err)
+		}
+	}
+	for _, w := range starts {
+		w.Close()
+	}
+	return outs, cmds
 }
 
 // lineWith reads up to the first line that starts with prefix.
@@ -237,28 +247,7 @@ func TestSQLiteNewFileOpenedAtOnce(t *testing.T) {
 	const rounds, procs = 40, 4
 	for round := range rounds {
 		dsn := filepath.Join(t.TempDir(), "mdpress.db")
-		var starts []io.WriteCloser
-		var outs []*bufio.Reader
-		var cmds []*exec.Cmd
-		for range procs {
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestSQLiteOpenHelperProcess$")
-			cmd.Env = append(os.Environ(), "ACCOUNTS_OPEN_DB="+dsn)
-			cmd.Stderr = os.Stderr
-			stdin := must[io.WriteCloser](t)(cmd.StdinPipe())
-			stdout := must[io.ReadCloser](t)(cmd.StdoutPipe())
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			cmds, starts, outs = append(cmds, cmd), append(starts, stdin), append(outs, bufio.NewReader(stdout))
-		}
-		for _, out := range outs {
-			if _, err := lineWith(out, "waiting"); err != nil {
-				t.Fatalf("helper: %v", err)
-			}
-		}
-		for _, w := range starts {
-			w.Close()
-		}
+		outs, cmds := startTogether(t, procs, "TestSQLiteOpenHelperProcess", "waiting", "ACCOUNTS_OPEN_DB="+dsn)
 		for i, out := range outs {
 			line, err := lineWith(out, "open")
 			if err != nil || line != "opened" {

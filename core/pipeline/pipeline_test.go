@@ -129,6 +129,24 @@ func (f *fakes) Open(context.Context, *stage.OpenRequest) (*stage.OpenResponse, 
 	return &stage.OpenResponse{Body: io.NopCloser(bytes.NewReader(f.stored))}, nil
 }
 
+// observations records the stages a pipeline reports, from any goroutine.
+type observations struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (o *observations) observe(name string, _ time.Duration, _ error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls = append(o.calls, name)
+}
+
+func (o *observations) names() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.calls)
+}
+
 func stagesOf(f *fakes) Stages {
 	return Stages{Meter: f, Parser: f, Styler: f, Renderer: f, Sink: f}
 }
@@ -150,13 +168,8 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), renderErr: tt.renderErr}
-			var observed []string
-			var mu sync.Mutex
-			p := New(func(name string, _ time.Duration, err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				observed = append(observed, name)
-			})
+			obs := &observations{}
+			p := New(obs.observe)
 			res, err := p.Run(context.Background(), stagesOf(f), tt.job)
 			if got := f.called(); got != tt.wantCalls {
 				t.Fatalf("calls = %q, want %q", got, tt.wantCalls)
@@ -171,7 +184,7 @@ func TestRun(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || res.Pages != 2 || len(observed) != len(f.calls) {
+			if observed := obs.names(); err != nil || res.Pages != 2 || len(observed) != len(f.calls) {
 				t.Fatalf("res=%+v err=%v observed=%v", res, err, observed)
 			}
 		})
@@ -342,13 +355,8 @@ func TestFailedReserveAbandonsParse(t *testing.T) {
 		return ctx.Err()
 	}
 	f.onReserve = waitFor(t, parsing)
-	var observed []string
-	var mu sync.Mutex
-	p := New(func(name string, _ time.Duration, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		observed = append(observed, name)
-	})
+	obs := &observations{}
+	p := New(obs.observe)
 	_, err := p.Run(context.Background(), stagesOf(f), Job{})
 	if stage.CodeOf(err) != stage.CodeForbidden {
 		t.Fatalf("err = %v, want the reservation's", err)
@@ -358,9 +366,7 @@ func TestFailedReserveAbandonsParse(t *testing.T) {
 	default:
 		t.Fatal("the parse outlived the request")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !slices.Equal(observed, []string{stage.NameMeter}) {
+	if observed := obs.names(); !slices.Equal(observed, []string{stage.NameMeter}) {
 		t.Fatalf("observed %v; the abandoned parse must not count as a failure", observed)
 	}
 	if got := f.called(); strings.Contains(got, "render") || strings.Contains(got, "refund") {
@@ -474,19 +480,12 @@ func TestAbandonedPreparation(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	var observed []string
-	var mu sync.Mutex
-	p := New(func(name string, _ time.Duration, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		observed = append(observed, name)
-	})
+	obs := &observations{}
+	p := New(obs.observe)
 	prep := p.Start(context.Background(), stagesOf(f), Job{})
 	<-parsing
 	prep.Abandon()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(observed) != 0 {
+	if observed := obs.names(); len(observed) != 0 {
 		t.Fatalf("observed %v", observed)
 	}
 }
