@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mdpress/mdpress/core/accounts/pgtest"
 	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -15,17 +14,7 @@ import (
 // plugin-cpu-ns/op is the plugin process's CPU time, every thread included.
 func BenchmarkBinaryAuthenticate(b *testing.B) {
 	bin := plugintest.Build(b, "github.com/mdpress/mdpress/plugins/auth-apikey")
-	for _, be := range []struct {
-		name string
-		req  func(b *testing.B) *stage.ConfigureRequest
-	}{
-		{"sqlite", func(b *testing.B) *stage.ConfigureRequest {
-			return &stage.ConfigureRequest{DataDir: b.TempDir(), Accounts: stage.AccountsConfig{Driver: "sqlite"}, Plans: plans}
-		}},
-		{"postgres", func(b *testing.B) *stage.ConfigureRequest {
-			return &stage.ConfigureRequest{Accounts: stage.AccountsConfig{Driver: "postgres", DSN: pgtest.Start(b)}, Plans: plans}
-		}},
-	} {
+	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
 			req := be.req(b)
 			s := cliStore(b, req)

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mdpress/mdpress/core/accounts/pgtest"
 	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -16,17 +15,7 @@ import (
 // CPU time, every thread included.
 func BenchmarkBinaryReserveCommit(b *testing.B) {
 	bin := plugintest.Build(b, "github.com/mdpress/mdpress/plugins/meter-credits")
-	for _, be := range []struct {
-		name string
-		req  func(b *testing.B) *stage.ConfigureRequest
-	}{
-		{"sqlite", func(b *testing.B) *stage.ConfigureRequest {
-			return &stage.ConfigureRequest{DataDir: b.TempDir(), Accounts: stage.AccountsConfig{Driver: "sqlite"}, Plans: plans}
-		}},
-		{"postgres", func(b *testing.B) *stage.ConfigureRequest {
-			return &stage.ConfigureRequest{Accounts: stage.AccountsConfig{Driver: "postgres", DSN: pgtest.Start(b)}, Plans: plans}
-		}},
-	} {
+	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
 			req := be.req(b)
 			credits := int64(math.MaxInt64 / 2)

@@ -24,12 +24,12 @@ var plans = []stage.Plan{
 
 var backends = []struct {
 	name string
-	req  func(t *testing.T) *stage.ConfigureRequest
+	req  func(t testing.TB) *stage.ConfigureRequest
 }{
-	{"sqlite", func(t *testing.T) *stage.ConfigureRequest {
+	{"sqlite", func(t testing.TB) *stage.ConfigureRequest {
 		return &stage.ConfigureRequest{DataDir: t.TempDir(), Accounts: stage.AccountsConfig{Driver: "sqlite"}, Plans: plans}
 	}},
-	{"postgres", func(t *testing.T) *stage.ConfigureRequest {
+	{"postgres", func(t testing.TB) *stage.ConfigureRequest {
 		return &stage.ConfigureRequest{Accounts: stage.AccountsConfig{Driver: "postgres", DSN: pgtest.Start(t)}, Plans: plans}
 	}},
 }
