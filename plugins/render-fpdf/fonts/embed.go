@@ -1,168 +1,244 @@
 package fonts
 
 import (
-	"reflect"
+	"bytes"
+	"compress/zlib"
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
-	"unsafe"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/go-pdf/fpdf"
 )
 
-// Embed adds face id to pdf under the face's name, as a compact copy
-// holding only what the runes in used need (Face.Subset). The document must
-// draw no rune of the face outside used (fpdf would panic writing it).
+// A document's fonts are embedded as simple TrueType fonts with a custom
+// encoding, not through fpdf's UTF-8 font path. Why: for every UTF-8 font,
+// fpdf parses the font again to subset it, builds a 64 Ki-entry width
+// table, and deflates a 128 KB CIDToGIDMap and the font program with two
+// fresh compressors of 1.2 MB each to allocate and zero. That was about
+// 1 ms per face, most of the render time of a short document. A simple
+// font is written as it is handed over: the compact per-document copy
+// (Face.Subset), deflated here with a pooled compressor, and a
+// /Differences encoding naming each code's character (uniXXXX), from which
+// readers get both the glyph, through the copy's Unicode cmap, and the
+// text, so copying and searching work as before.
 //
-// When fpdf's internals are the ones this package was written against
-// (go-pdf/fpdf v0.9.0), the font definition fpdf builds when it parses a
-// font is made once per process and copied into each document, with the
-// per-document parts (widths, used runes, the file to subset) replaced:
-// fpdf then skips parsing altogether and hashing a 64 Ki-entry width table
-// to name the font. Otherwise the per-document font goes through fpdf's
-// public AddUTF8FontFromBytes, which gives the same PDF more slowly.
-func (s *Set) Embed(pdf *fpdf.Fpdf, id ID, used *Runes) {
-	face := s.faces[id]
-	data := face.Subset(used)
-	if s.inject != nil && s.inject.add(pdf, id, face, used, data) {
+// A simple font has 256 codes, of which fpdf writes widths for 32-255.
+// Code 32 is the space in every font and a face's other characters take
+// codes 33-255 in ascending order, so a face drawing more than 223 of them
+// is embedded as several fonts, each glyph in one of them, and a run of
+// text mixing them is drawn in pieces (Embedded.Each).
+
+// perFont is how many characters other than the space one font encodes.
+const perFont = 255 - 32
+
+// Embedded draws one face in one document.
+type Embedded struct {
+	face     *Face
+	families []string // fpdf family name of each of the face's fonts
+	// codes maps a rune to its font (high byte) and code (low byte); 0 for
+	// runes not drawn. ASCII is looked up in an array, the rest in a map.
+	ascii [128]uint16
+	other map[rune]uint16
+	utf8  bool // a UTF-8 font: text is passed through unencoded
+}
+
+// Each calls fn for the pieces of s drawn with one font, in order: the
+// font's fpdf family, the piece in that font's encoding and its advance in
+// 1/1000 em. Runes outside the set the face was embedded for, or that the
+// face lacks, are dropped.
+func (e *Embedded) Each(s string, fn func(family, text string, advance int)) {
+	if e.utf8 {
+		w := 0
+		for _, r := range s {
+			w += e.face.Width(r)
+		}
+		fn(e.families[0], s, w)
 		return
 	}
-	pdf.AddUTF8FontFromBytes(face.Name, "", data)
-}
-
-// Injecting reports whether Embed copies prepared font definitions into
-// documents rather than having fpdf parse every font.
-func (s *Set) Injecting() bool { return s.inject != nil }
-
-// injector copies prepared fpdf font definitions into documents. It reaches
-// into unexported fields by reflection, so it checks every field it uses
-// when it is built and is not used at all when one is missing or of
-// another type.
-type injector struct {
-	fonts  []int // field path of Fpdf.fonts, map[string]fontDefType
-	cw     []int // fontDefType.Cw []int
-	file   []int // fontDefType.utf8File *utf8FontFile
-	runes  []int // fontDefType.usedRunes map[int]int
-	reader []int // utf8FontFile.fileReader *fileReader
-	array  []int // fileReader.array []byte
-
-	defType, fileType, readerType reflect.Type
-	keys                          [Count]string
-	protos                        [Count]reflect.Value
-}
-
-// subsetRange is how many low runes fpdf marks used in every UTF-8 font
-// (makeSubsetRange(57) when no page-count alias is set, as here).
-const subsetRange = 57
-
-func newInjector(faces *[Count]*Face) *injector {
-	in := &injector{}
-	pdfType := reflect.TypeFor[fpdf.Fpdf]()
-	fontsField, ok := pdfType.FieldByName("fonts")
-	if !ok || fontsField.Type.Kind() != reflect.Map || fontsField.Type.Key().Kind() != reflect.String ||
-		fontsField.Type.Elem().Kind() != reflect.Struct {
-		return nil
-	}
-	in.fonts = fontsField.Index
-	in.defType = fontsField.Type.Elem()
-	field := func(t reflect.Type, name string, want reflect.Kind) ([]int, reflect.Type) {
-		f, ok := t.FieldByName(name)
-		if !ok || f.Type.Kind() != want {
-			return nil, nil
+	buf := make([]byte, 0, len(s))
+	font, w := -1, 0
+	flush := func() {
+		if len(buf) > 0 {
+			fn(e.families[font], string(buf), w)
 		}
-		return f.Index, f.Type
+		buf, w = buf[:0], 0
 	}
-	var cwType, fileType, runesType, readerType, arrayType reflect.Type
-	in.cw, cwType = field(in.defType, "Cw", reflect.Slice)
-	in.file, fileType = field(in.defType, "utf8File", reflect.Pointer)
-	in.runes, runesType = field(in.defType, "usedRunes", reflect.Map)
-	if in.cw == nil || in.file == nil || in.runes == nil || cwType.Elem().Kind() != reflect.Int ||
-		runesType != reflect.TypeFor[map[int]int]() || fileType.Elem().Kind() != reflect.Struct {
-		return nil
-	}
-	in.fileType = fileType.Elem()
-	in.reader, readerType = field(in.fileType, "fileReader", reflect.Pointer)
-	if in.reader == nil || readerType.Elem().Kind() != reflect.Struct {
-		return nil
-	}
-	in.readerType = readerType.Elem()
-	in.array, arrayType = field(in.readerType, "array", reflect.Slice)
-	if in.array == nil || arrayType.Elem().Kind() != reflect.Uint8 {
-		return nil
-	}
-	// Let fpdf build each definition once, from a copy whose cmap is empty:
-	// what stays (descriptor, underline metrics, id) does not depend on it.
-	for id, face := range faces {
-		scratch := fpdf.New("P", "pt", "A4", "")
-		scratch.AddUTF8FontFromBytes(face.Name, "", face.Subset(&Runes{}))
-		if scratch.Err() {
-			return nil
+	for _, r := range s {
+		var c uint16
+		if r < utf8.RuneSelf {
+			c = e.ascii[r]
+		} else {
+			c = e.other[r]
 		}
-		m := in.at(reflect.ValueOf(scratch).Elem(), in.fonts)
-		if m.Len() != 1 {
-			return nil
+		if c == 0 {
+			continue
 		}
-		key := m.MapKeys()[0]
-		proto := reflect.New(in.defType).Elem()
-		proto.Set(m.MapIndex(key))
-		in.keys[id], in.protos[id] = key.String(), proto
+		// The space is code 32 in every font: it never splits a run.
+		if f := int(c >> 8); f != font && r != ' ' {
+			flush()
+			font = f
+		} else if font < 0 {
+			font = f
+		}
+		buf = append(buf, byte(c))
+		w += e.face.Width(r)
 	}
-	return in
+	flush()
 }
 
-// at returns the field at path of v, made settable.
-func (in *injector) at(v reflect.Value, path []int) reflect.Value {
-	f := v.FieldByIndex(path)
-	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
-}
-
-// add puts a copy of the face's definition into pdf with this document's
-// widths, used runes and font file, exactly as fpdf's parse of data would
-// have made them. It reports false when it cannot.
-func (in *injector) add(pdf *fpdf.Fpdf, id ID, face *Face, used *Runes, data []byte) bool {
-	if pdf.Err() || !strings.EqualFold(in.keys[id], face.Name) {
-		return false
-	}
-	fontMap := in.at(reflect.ValueOf(pdf).Elem(), in.fonts)
-	key := reflect.ValueOf(in.keys[id])
-	if fontMap.MapIndex(key).IsValid() {
-		return true
-	}
-	def := reflect.New(in.defType).Elem()
-	def.Set(in.protos[id])
-
-	// Widths by rune, as fpdf's hmtx parse records them: zero-width glyphs
-	// as 65535, the count of runes in slot 0. fpdf's parse makes the table
-	// 64 Ki entries long; when it writes the font it reads entries up to
-	// the highest rune drawn, and as nothing outside used is drawn, a table
-	// ending there is enough and saves zeroing half a megabyte per face.
-	last := rune(subsetRange)
-	used.Each(func(r rune) { last = max(last, r) })
-	cw := make([]int, last+1)
-	n := 0
+// Embed adds to pdf the fonts that draw the runes in used with face id and
+// returns how to draw text with them. Each font holds only the glyphs of
+// its characters (and the parts of composite ones).
+func (s *Set) Embed(pdf *fpdf.Fpdf, id ID, used *Runes) *Embedded {
+	face := s.faces[id]
+	e := &Embedded{face: face}
+	var runes []rune
+	space := false
 	used.Each(func(r rune) {
-		if face.Has(r) {
-			w := face.Width(r)
-			if w == 0 {
-				w = 65535
-			}
-			cw[r] = w
-			n++
+		switch {
+		case !face.Has(r): // the layout draws U+FFFD instead
+		case r == ' ':
+			space = true
+		default:
+			runes = append(runes, r)
 		}
 	})
-	cw[0] = n
-	in.at(def, in.cw).Set(reflect.ValueOf(cw))
-
-	reader := reflect.New(in.readerType)
-	in.at(reader.Elem(), in.array).SetBytes(data)
-	file := reflect.New(in.fileType)
-	in.at(file.Elem(), in.reader).Set(reader)
-	in.at(def, in.file).Set(file)
-
-	runes := make(map[int]int, subsetRange+used.Len())
-	for r := range subsetRange {
-		runes[r] = 0
+	for font := 0; font == 0 || font*perFont < len(runes); font++ {
+		chunk := runes[font*perFont : min(len(runes), (font+1)*perFont)]
+		family := "f" + strconv.Itoa(int(id)) + "." + strconv.Itoa(font)
+		e.families = append(e.families, family)
+		var set Runes
+		if space {
+			set.Add(' ')
+			e.set(' ', font, 32)
+		}
+		for i, r := range chunk {
+			set.Add(r)
+			e.set(r, font, 33+i)
+		}
+		def, program := s.simpleFont(id, font, space, chunk, &set)
+		pdf.AddFontFromBytes(family, "", def, program)
 	}
-	in.at(def, in.runes).Set(reflect.ValueOf(runes))
+	return e
+}
 
-	fontMap.SetMapIndex(key, def)
-	return true
+// Family is the fpdf family of the face's first font.
+func (e *Embedded) Family() string { return e.families[0] }
+
+func (e *Embedded) set(r rune, font, code int) {
+	c := uint16(font<<8 | code)
+	if r < utf8.RuneSelf {
+		e.ascii[r] = c
+		return
+	}
+	if e.other == nil {
+		e.other = make(map[rune]uint16)
+	}
+	e.other[r] = c
+}
+
+// EmbedFull adds the whole font file of face id to pdf through fpdf's UTF-8
+// font path, which parses and subsets it for this document alone: the
+// naive way, kept to measure what the per-document copies save.
+func (s *Set) EmbedFull(pdf *fpdf.Fpdf, id ID) (*Embedded, error) {
+	data, err := File(id)
+	if err != nil {
+		return nil, err
+	}
+	family := "full" + strconv.Itoa(int(id))
+	pdf.AddUTF8FontFromBytes(family, "", data)
+	return &Embedded{face: s.faces[id], families: []string{family}, utf8: true}, nil
+}
+
+// fontDef is the font definition fpdf's AddFontFromBytes reads, the JSON
+// form of its own fontDefType.
+type fontDef struct {
+	Tp           string
+	Name         string
+	Desc         fpdf.FontDescType
+	Cw           []int
+	Enc          string
+	Diff         string
+	File         string
+	OriginalSize int
+}
+
+var compressors = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
+
+// simpleFont returns the definition and deflated program of font number
+// font of face id, encoding the space (if drawn) as 32 and chunk from 33.
+func (s *Set) simpleFont(id ID, font int, space bool, chunk []rune, set *Runes) (def, program []byte) {
+	face := s.faces[id]
+	data := face.Subset(set)
+	var z bytes.Buffer
+	z.Grow(len(data) * 3 / 4)
+	w := compressors.Get().(*zlib.Writer)
+	w.Reset(&z)
+	_, _ = w.Write(data) // writes to a bytes.Buffer do not fail
+	_ = w.Close()
+	compressors.Put(w)
+
+	cw := make([]int, 256)
+	if space {
+		cw[32] = face.Width(' ')
+	}
+	var diff strings.Builder
+	diff.Grow(16 + 9*len(chunk))
+	diff.WriteString("32 /space")
+	for i, r := range chunk {
+		cw[33+i] = face.Width(r)
+		fmt.Fprintf(&diff, " /uni%04X", r)
+	}
+	def, err := json.Marshal(fontDef{
+		Tp:           "TrueType",
+		Name:         subsetTag(int(id)*64+font) + "+" + face.Name,
+		Desc:         s.descs[id],
+		Cw:           cw,
+		Enc:          "cp1252",
+		Diff:         diff.String(),
+		File:         face.Name + "." + strconv.Itoa(font) + ".z",
+		OriginalSize: len(data),
+	})
+	if err != nil { // only plain values: cannot happen
+		panic(err)
+	}
+	return def, z.Bytes()
+}
+
+// subsetTag is the six capital letters before a subset font's name, which
+// tell readers that the font holds only some glyphs and keep the names of
+// a face's several fonts apart.
+func subsetTag(n int) string {
+	var b [6]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('A' + n%26)
+		n /= 26
+	}
+	return string(b[:])
+}
+
+// describe returns the font descriptor fpdf derives from face, made once
+// per process: fpdf's parse of a copy without glyphs (the metrics it reads
+// come from head, hhea, OS/2 and post, which every copy shares). The
+// flags say nonsymbolic, so readers map codes to glyphs through the
+// encoding's character names and the Unicode cmap.
+func describe(face *Face) (fpdf.FontDescType, error) {
+	scratch := fpdf.New("P", "pt", "A4", "")
+	scratch.AddUTF8FontFromBytes("x", "", face.Subset(&Runes{}))
+	if err := scratch.Error(); err != nil {
+		return fpdf.FontDescType{}, err
+	}
+	desc := scratch.GetFontDesc("x", "")
+	if desc.Ascent == 0 {
+		return fpdf.FontDescType{}, fmt.Errorf("fpdf read no metrics from %s", face.Name)
+	}
+	const symbolic, nonsymbolic = 1 << 2, 1 << 5
+	desc.Flags = desc.Flags&^symbolic | nonsymbolic
+	return desc, nil
 }

@@ -97,7 +97,7 @@ func TestSubsetIsCompact(t *testing.T) {
 	}
 }
 
-// TestSubsetOfNothing is the copy the injector's prototypes are made from.
+// TestSubsetOfNothing is the copy describe has fpdf read a face's metrics from.
 func TestSubsetOfNothing(t *testing.T) {
 	f := loadSet(t).Face(Of(Sans, Regular))
 	s, err := Parse(f.Name, f.Subset(&Runes{}))

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/go-pdf/fpdf"
 
@@ -28,9 +29,9 @@ type Options struct {
 	// least deflateMin bytes of them; fonts are always deflated.
 	Compress bool
 	Now      time.Time
-	// FullFonts hands fpdf the whole font files, which it then parses for
-	// this document alone: the naive way, kept to measure what the
-	// per-document copies save.
+	// FullFonts hands fpdf the whole font files through its UTF-8 font
+	// path, which parses and subsets them for this document alone: the
+	// naive way, kept to measure what the per-document copies save.
 	FullFonts bool
 }
 
@@ -63,7 +64,8 @@ type painter struct {
 	opt Options
 	pdf *fpdf.Fpdf
 
-	face  fonts.ID
+	faces [fonts.Count]*fonts.Embedded
+	font  string // fpdf family selected
 	size  float64
 	text  layout.RGB
 	fill  layout.RGB
@@ -79,10 +81,6 @@ const (
 	watermarkAlpha = 0.22
 	numberScale    = 0.8
 )
-
-// familyName names a face in fpdf; fpdf writes it, lower-cased and
-// prefixed with "utf8", as the font's name in the PDF.
-func (p *painter) familyName(id fonts.ID) string { return p.opt.Fonts.Face(id).Name }
 
 func (p *painter) paint() ([]byte, error) {
 	doc := p.doc
@@ -120,9 +118,8 @@ func (p *painter) paint() ([]byte, error) {
 		}
 		pdf.AddPage()
 		p.fresh = true
-		p.useFont(doc.Body, doc.BodySize) // bookmarks need a UTF-8 font selected
 		for len(marks) > 0 && marks[0].Page == n {
-			pdf.Bookmark(marks[0].Text, marks[0].Level, marks[0].Y)
+			p.bookmark(marks[0])
 			marks = marks[1:]
 		}
 		for i := range page.Items {
@@ -167,16 +164,39 @@ func (p *painter) registerFonts() {
 			continue
 		}
 		if !p.opt.FullFonts {
-			p.opt.Fonts.Embed(p.pdf, id, used)
+			p.faces[id] = p.opt.Fonts.Embed(p.pdf, id, used)
 			continue
 		}
-		full, err := fonts.File(id)
+		e, err := p.opt.Fonts.EmbedFull(p.pdf, id)
 		if err != nil {
 			p.pdf.SetError(err)
 			return
 		}
-		p.pdf.AddUTF8FontFromBytes(p.familyName(id), "", full)
+		p.faces[id] = e
 	}
+}
+
+// bookmark adds an outline entry. fpdf writes its title as UTF-16 only
+// when a UTF-8 font is selected; the fonts embedded here are simple fonts,
+// so the title is given to fpdf already encoded.
+func (p *painter) bookmark(m layout.Mark) {
+	title := m.Text
+	if p.opt.FullFonts {
+		p.useFont(p.faces[p.doc.Body].Family(), p.doc.BodySize)
+	} else {
+		title = utf16Text(title)
+	}
+	p.pdf.Bookmark(title, m.Level, m.Y)
+}
+
+// utf16Text is s as a PDF text string in UTF-16BE with its byte order mark.
+func utf16Text(s string) string {
+	b := make([]byte, 2, 2+2*len(s))
+	b[0], b[1] = 0xfe, 0xff
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u>>8), byte(u))
+	}
+	return string(b)
 }
 
 func runes(used *[fonts.Count]*fonts.Runes, id fonts.ID) *fonts.Runes {
@@ -186,10 +206,10 @@ func runes(used *[fonts.Count]*fonts.Runes, id fonts.ID) *fonts.Runes {
 	return used[id]
 }
 
-func (p *painter) useFont(face fonts.ID, size float64) {
-	if p.fresh || face != p.face || size != p.size {
-		p.pdf.SetFont(p.familyName(face), "", size)
-		p.face, p.size = face, size
+func (p *painter) useFont(family string, size float64) {
+	if p.fresh || family != p.font || size != p.size {
+		p.pdf.SetFont(family, "", size)
+		p.font, p.size = family, size
 	}
 	if p.fresh {
 		p.pdf.SetTextColor(0, 0, 0)
@@ -230,9 +250,7 @@ func (p *painter) item(it *layout.Item) {
 	pdf := p.pdf
 	switch it.Kind {
 	case layout.Text:
-		p.useFont(it.Face, it.Size)
-		p.textColor(it.Color)
-		pdf.Text(it.X, it.Y, it.Text)
+		p.drawText(it.Face, it.Size, it.Color, it.X, it.Y, it.Text)
 	case layout.Fill:
 		if it.W > 0 && it.H > 0 {
 			p.fillColor(it.Color)
@@ -275,9 +293,21 @@ func (p *painter) pageNumber(n int) {
 	face := p.opt.Fonts.Face(doc.Body)
 	margin := doc.Height - doc.Content.Y1
 	y := doc.Content.Y1 + margin/2 + (face.Ascent-face.Descent)*size/2
-	p.useFont(doc.Body, size)
-	p.textColor(doc.Muted)
-	p.pdf.Text(x, y, s)
+	p.drawText(doc.Body, size, doc.Muted, x, y, s)
+}
+
+// drawText draws s at (x, y) in face at size, a piece per embedded font.
+func (p *painter) drawText(face fonts.ID, size float64, c layout.RGB, x, y float64, s string) {
+	e := p.faces[face]
+	if e == nil {
+		return
+	}
+	e.Each(s, func(family, text string, advance int) {
+		p.useFont(family, size)
+		p.textColor(c)
+		p.pdf.Text(x, y, text)
+		x += float64(advance) * size / 1000
+	})
 }
 
 var watermarkFace = fonts.Of(fonts.Sans, fonts.Bold)
@@ -304,9 +334,8 @@ func (p *painter) watermark() {
 	pdf.TransformBegin()
 	pdf.TransformRotate(angle, cx, cy)
 	pdf.SetAlpha(watermarkAlpha, "Normal")
-	p.useFont(watermarkFace, size)
-	p.textColor(layout.RGB{R: watermarkColor, G: watermarkColor, B: watermarkColor})
-	pdf.Text(cx-w1*size/2, cy+(face.Ascent-face.Descent)*size/2, text)
+	grey := layout.RGB{R: watermarkColor, G: watermarkColor, B: watermarkColor}
+	p.drawText(watermarkFace, size, grey, cx-w1*size/2, cy+(face.Ascent-face.Descent)*size/2, text)
 	pdf.SetAlpha(1, "Normal")
 	pdf.TransformEnd()
 }

@@ -465,21 +465,21 @@ func TestThemesDiffer(t *testing.T) {
 		return run(t, renderPDF(t, r, req{doc: d, tokens: tok}).PDF, "pdffonts", "-")
 	}
 	modern, basic := fontsOf(modernTokens), fontsOf(basicTokens)
-	if !strings.Contains(modern, "dejavusans-bold ") || strings.Contains(modern, "dejavuserif") {
+	if !strings.Contains(modern, "+DejaVuSans-Bold ") || strings.Contains(modern, "DejaVuSerif") {
 		t.Errorf("modern fonts:\n%s", modern)
 	}
-	if !strings.Contains(basic, "dejavuserif-bold ") || !strings.Contains(basic, "dejavuserif-italic ") {
+	if !strings.Contains(basic, "+DejaVuSerif-Bold ") || !strings.Contains(basic, "+DejaVuSerif-Italic ") {
 		t.Errorf("basic fonts:\n%s", basic)
 	}
 	for _, f := range []string{modern, basic} {
 		lines := strings.Split(strings.TrimSpace(f), "\n")[2:]
 		for _, l := range lines {
-			// emb and uni: embedded, with a ToUnicode map so text extracts.
-			if fs := strings.Fields(l); len(fs) < 7 || fs[4] != "yes" || fs[6] != "yes" {
-				t.Errorf("font not embedded with ToUnicode: %s", l)
+			// name, type, encoding, emb, sub: embedded subsets.
+			if fs := strings.Fields(l); len(fs) < 5 || fs[3] != "yes" || fs[4] != "yes" {
+				t.Errorf("font not embedded as a subset: %s", l)
 			}
 		}
-		if !strings.Contains(f, "dejavusansmono ") || len(lines) < 4 {
+		if !strings.Contains(f, "+DejaVuSansMono ") || len(lines) < 4 {
 			t.Errorf("fonts:\n%s", f)
 		}
 	}
