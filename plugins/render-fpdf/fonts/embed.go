@@ -3,8 +3,10 @@ package fonts
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,7 +199,7 @@ func (s *Set) simpleFont(id ID, font int, space bool, chunk []rune, set *Runes) 
 	}
 	def, err := json.Marshal(fontDef{
 		Tp:           "TrueType",
-		Name:         subsetTag(int(id)*64+font) + "+" + face.Name,
+		Name:         subsetTag(id, chunk) + "+" + face.Name,
 		Desc:         s.descs[id],
 		Cw:           cw,
 		Enc:          "cp1252",
@@ -212,15 +214,26 @@ func (s *Set) simpleFont(id ID, font int, space bool, chunk []rune, set *Runes) 
 }
 
 // subsetTag is the six capital letters before a subset font's name, which
-// tell readers that the font holds only some glyphs and keep the names of
-// a face's several fonts apart.
-func subsetTag(n int) string {
-	var b [6]byte
-	for i := len(b) - 1; i >= 0; i-- {
-		b[i] = byte('A' + n%26)
+// tell readers that the font holds only some glyphs. It is a hash of the
+// face and characters, so that the names of a face's several fonts differ,
+// and so do those of different subsets in PDFs merged later, which some
+// tools tell apart by name alone.
+func subsetTag(id ID, chunk []rune) string {
+	h := fnv.New32a()
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(id))
+	_, _ = h.Write(b[:])
+	for _, r := range chunk {
+		binary.BigEndian.PutUint32(b[:], uint32(r))
+		_, _ = h.Write(b[:])
+	}
+	n := h.Sum32()
+	var tag [6]byte
+	for i := range tag {
+		tag[i] = byte('A' + n%26)
 		n /= 26
 	}
-	return string(b[:])
+	return string(tag[:])
 }
 
 // describe returns the font descriptor fpdf derives from face, made once
