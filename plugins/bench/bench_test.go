@@ -246,6 +246,39 @@ func BenchmarkFpdfTenPages(b *testing.B) {
 	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/e2e")
 }
 
+// BenchmarkFpdfTenPagesThroughput: four clients, ten pages, end-to-end
+// throughput through six plugin processes vs four goroutines calling
+// render-fpdf's layout in process on the same tree. One client measures
+// the latency the hops add (BenchmarkFpdfTenPages); this measures what the
+// pipeline costs a busy machine, where the hops of one request overlap the
+// work of others.
+func BenchmarkFpdfTenPagesThroughput(b *testing.B) {
+	const clients, batch = 4, 16
+	md := tenPages()
+	st, doc := styled(b, md)
+	r := fpdfrender.New(quiet)
+	ctx := context.Background()
+	if _, err := r.Configure(ctx, &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
+		b.Fatal(err)
+	}
+	a4, _ := papers.Lookup("A4")
+	req := &stage.RenderRequest{HTML: st.HTML, Document: doc, Tokens: st.Tokens, Page: a4, Numbering: stage.NumberingCenter}
+	h := startHost(b, "fpdf")
+	e2eJob := func() error { _, err := h.convert(ctx, md); return err }
+	inJob := func() error { _, err := r.Render(ctx, req); return err }
+	throughput(b, clients, batch, e2eJob)
+	throughput(b, clients, batch, inJob)
+	var ours, theirs time.Duration
+	for b.Loop() {
+		ours += throughput(b, clients, batch, e2eJob)
+		theirs += throughput(b, clients, batch, inJob)
+	}
+	docs := float64(b.N * batch)
+	b.ReportMetric(docs/ours.Seconds(), "e2e-docs/s")
+	b.ReportMetric(docs/theirs.Seconds(), "inproc-docs/s")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "e2e/inproc")
+}
+
 // BenchmarkFpdfVsChromeOnePage: four clients, one page, end to end on
 // both backends at once. Target: fpdf/chrome >= 10.
 func BenchmarkFpdfVsChromeOnePage(b *testing.B) {

@@ -6,7 +6,8 @@
 //   - chrome, 1 page, one client: end-to-end vs bare chromedp printToPDF on a warm tab
 //   - chrome, 4 clients: end-to-end throughput vs bare chromedp with the same tab count,
 //     and vs a browser process per document
-//   - fpdf, 10 pages: end-to-end vs the layout code called in process
+//   - fpdf, 10 pages: end-to-end vs the layout code called in process, one client
+//     (latency) and four (throughput)
 //   - fpdf vs chrome, 1 page, 4 clients: end-to-end throughput of each
 //
 // It needs the binaries (MDPRESS_BIN_DIR=bin, as `make bench` sets, or it

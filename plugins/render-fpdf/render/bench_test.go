@@ -135,9 +135,9 @@ func samplePeakHeap(peak *int) (stop func()) {
 }
 
 // BenchmarkFonts compares a one-page document rendered with the fonts
-// parsed once per process ("cached": per-document copies with a cut cmap,
-// prepared fpdf definitions) against the naive program that hands fpdf the
-// whole font files, which it parses for every document ("naive"). "load" is
+// parsed once per process ("cached": per-document copies as simple fonts)
+// against the naive program that hands fpdf the whole font files as UTF-8
+// fonts, which it parses for every document ("naive"). "load" is
 // the one-time cost per process that "cached" pays instead. Run it with
 //
 //	go test -run '^$' -bench Fonts -benchmem ./plugins/render-fpdf/render/
