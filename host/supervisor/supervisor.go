@@ -21,7 +21,6 @@ import (
 	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
 
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -289,10 +288,9 @@ func (sl *slot) launchLocked(ctx context.Context) error {
 		Plugins:          sdkplugin.Map(sl.spec.Stage),
 		Cmd:              cmd,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(sdkplugin.MaxMessageBytes), grpc.MaxCallSendMsgSize(sdkplugin.MaxMessageBytes))},
-		Logger:       newHCLogger(sl.log),
-		StartTimeout: 15 * time.Second,
+		GRPCDialOptions:  sdkplugin.DialOptions(),
+		Logger:           newHCLogger(sl.log),
+		StartTimeout:     15 * time.Second,
 	})
 	fail := func(err error) error {
 		client.Kill()

@@ -71,7 +71,8 @@ func Serve(stageName string, impl stage.Plugin, opts ...ServeOption) {
 			// code runs deep (SQLite, goldmark, fpdf). A busy pool starts a
 			// goroutine as before, so no call waits for another.
 			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
-				grpc.NumStreamWorkers(uint32(max(4, runtime.GOMAXPROCS(0)))))
+				grpc.NumStreamWorkers(uint32(max(4, runtime.GOMAXPROCS(0)))),
+				grpc.InitialWindowSize(WindowBytes), grpc.InitialConnWindowSize(WindowBytes))
 			return grpc.NewServer(opts...)
 		},
 	})

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
 
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -67,9 +66,8 @@ func Launch(t testing.TB, path, stageName string, cfg Config) *sdkplugin.Client 
 		Plugins:          sdkplugin.Map(stageName),
 		Cmd:              cmd,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(sdkplugin.MaxMessageBytes), grpc.MaxCallSendMsgSize(sdkplugin.MaxMessageBytes))},
-		StartTimeout: 15 * time.Second,
+		GRPCDialOptions:  sdkplugin.DialOptions(),
+		StartTimeout:     15 * time.Second,
 	})
 	t.Cleanup(client.Kill)
 	rpc, err := client.Client()
