@@ -203,19 +203,25 @@ func BenchmarkChromeThroughput4Clients(b *testing.B) {
 	b.ReportMetric((docs/ours.Seconds())/(float64(naiveDocs)/naive.Seconds()), "e2e/naive")
 }
 
+// tenPagesInProcess returns the 10-page document, and render-fpdf's layout
+// configured in this process with the request that renders its tree.
+func tenPagesInProcess(b *testing.B) (string, *fpdfrender.Renderer, *stage.RenderRequest) {
+	md := tenPages()
+	st, doc := styled(b, md)
+	r := fpdfrender.New(quiet)
+	if _, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
+		b.Fatal(err)
+	}
+	a4, _ := papers.Lookup("A4")
+	return md, r, &stage.RenderRequest{HTML: st.HTML, Document: doc, Tokens: st.Tokens, Page: a4, Numbering: stage.NumberingCenter}
+}
+
 // BenchmarkFpdfTenPages: one client, ten pages, end to end through six
 // plugin processes vs render-fpdf's layout called in process on the same
 // tree. Target: in-process/e2e >= 0.7 (e2e at least 0.7x as fast).
 func BenchmarkFpdfTenPages(b *testing.B) {
-	md := tenPages()
-	st, doc := styled(b, md)
-	r := fpdfrender.New(quiet)
+	md, r, req := tenPagesInProcess(b)
 	ctx := context.Background()
-	if _, err := r.Configure(ctx, &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
-		b.Fatal(err)
-	}
-	a4, _ := papers.Lookup("A4")
-	req := &stage.RenderRequest{HTML: st.HTML, Document: doc, Tokens: st.Tokens, Page: a4, Numbering: stage.NumberingCenter}
 	h := startHost(b, "fpdf")
 	pages := 0
 	for range 5 {
@@ -254,15 +260,8 @@ func BenchmarkFpdfTenPages(b *testing.B) {
 // work of others.
 func BenchmarkFpdfTenPagesThroughput(b *testing.B) {
 	const clients, batch = 4, 16
-	md := tenPages()
-	st, doc := styled(b, md)
-	r := fpdfrender.New(quiet)
+	md, r, req := tenPagesInProcess(b)
 	ctx := context.Background()
-	if _, err := r.Configure(ctx, &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
-		b.Fatal(err)
-	}
-	a4, _ := papers.Lookup("A4")
-	req := &stage.RenderRequest{HTML: st.HTML, Document: doc, Tokens: st.Tokens, Page: a4, Numbering: stage.NumberingCenter}
 	h := startHost(b, "fpdf")
 	e2eJob := func() error { _, err := h.convert(ctx, md); return err }
 	inJob := func() error { _, err := r.Render(ctx, req); return err }
