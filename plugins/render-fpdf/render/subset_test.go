@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 )
@@ -94,5 +95,46 @@ func TestEmbeddedFontsAreSubsets(t *testing.T) {
 		if n := numGlyphs(t, p); mapped > 100 || n > 150 || n < 3 {
 			t.Errorf("embedded font maps %d characters to %d glyphs: not a subset", mapped, n)
 		}
+	}
+}
+
+// TestManyCharacters renders text drawing over 446 distinct characters in
+// the body face, which the PDF holds as three fonts: every word extracts as
+// written, and pdffonts lists the face three times.
+func TestManyCharacters(t *testing.T) {
+	needTool(t, "pdffonts")
+	set, err := testFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sans := set.Face(fonts.Of(fonts.Sans, fonts.Regular))
+	var words []string
+	var word []rune
+	// Lower-case and caseless letters from Latin-1 to Armenian, all
+	// written left to right (pdftotext reorders right-to-left scripts).
+	for r := rune(0xC0); r < 0x590; r++ {
+		if !unicode.IsLetter(r) || unicode.IsUpper(r) || !sans.Has(r) {
+			continue
+		}
+		if word = append(word, r); len(word) == 6 {
+			words, word = append(words, string(word)), nil
+		}
+	}
+	if len(words)*6 <= 2*223 {
+		t.Fatalf("only %d words: too few characters for three fonts", len(words))
+	}
+	r := newRenderer(t, `{}`)
+	src := strings.Join(words, " ") + "\n"
+	pdf := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens}).PDF
+
+	got := " " + strings.Join(strings.Fields(pdfText(t, pdf)), " ") + " "
+	for _, w := range words {
+		if !strings.Contains(got, " "+w+" ") {
+			t.Errorf("word %q missing from the text", w)
+		}
+	}
+	n := strings.Count(run(t, pdf, "pdffonts", "-"), "+DejaVuSans ")
+	if n != 3 {
+		t.Errorf("the body face is embedded as %d fonts, want 3", n)
 	}
 }
