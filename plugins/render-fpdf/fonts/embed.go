@@ -199,7 +199,7 @@ func (s *Set) simpleFont(id ID, font int, space bool, chunk []rune, set *Runes) 
 	}
 	def, err := json.Marshal(fontDef{
 		Tp:           "TrueType",
-		Name:         subsetTag(id, chunk) + "+" + face.Name,
+		Name:         subsetTag(id, space, chunk) + "+" + face.Name,
 		Desc:         s.descs[id],
 		Cw:           cw,
 		Enc:          "cp1252",
@@ -215,13 +215,17 @@ func (s *Set) simpleFont(id ID, font int, space bool, chunk []rune, set *Runes) 
 
 // subsetTag is the six capital letters before a subset font's name, which
 // tell readers that the font holds only some glyphs. It is a hash of the
-// face and characters, so that the names of a face's several fonts differ,
-// and so do those of different subsets in PDFs merged later, which some
-// tools tell apart by name alone.
-func subsetTag(id ID, chunk []rune) string {
+// face and characters (the space included or not), so that the names of a
+// face's several fonts differ, and so, but for hash collisions, do those of
+// different subsets in PDFs merged later, which some tools tell apart by
+// name alone.
+func subsetTag(id ID, space bool, chunk []rune) string {
 	h := fnv.New32a()
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], uint32(id))
+	if space {
+		b[0] = 1
+	}
 	_, _ = h.Write(b[:])
 	for _, r := range chunk {
 		binary.BigEndian.PutUint32(b[:], uint32(r))

@@ -210,3 +210,16 @@ func TestEmbedConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSubsetTagsDiffer: fonts that differ in their characters, or only in
+// holding the space, are named apart.
+func TestSubsetTagsDiffer(t *testing.T) {
+	a, b := []rune("Note"), []rune("Nota")
+	tags := map[string]bool{}
+	for _, tag := range []string{subsetTag(0, false, a), subsetTag(0, true, a), subsetTag(0, false, b), subsetTag(1, false, a)} {
+		if len(tag) != 6 || strings.Trim(tag, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || tags[tag] {
+			t.Errorf("tag %q: not six capitals, or not unique in %v", tag, tags)
+		}
+		tags[tag] = true
+	}
+}

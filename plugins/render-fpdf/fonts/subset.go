@@ -268,8 +268,9 @@ func (f *Face) cmapFor(used *Runes, ids []uint16) []byte {
 	return out
 }
 
-// assemble writes an sfnt file from tables sorted by tag. Checksums are left
-// zero: fpdf recomputes them for the font it embeds.
+// assemble writes an sfnt file from tables sorted by tag, with the table
+// checksums and head.checkSumAdjustment set: the file is embedded as it is,
+// and strict readers (preflight tools, font loaders) check them.
 func assemble(tabs []table) []byte {
 	n := len(tabs)
 	size := 12 + 16*n
@@ -289,13 +290,33 @@ func assemble(tabs []table) []byte {
 	be.PutUint16(out[8:], uint16(entrySelector))
 	be.PutUint16(out[10:], uint16(16*n-16*searchRange))
 	off := 12 + 16*n
+	head := -1
 	for i, t := range tabs {
 		rec := out[12+16*i:]
 		copy(rec, t.tag)
+		padded := out[off : off+(len(t.data)+3)&^3]
+		copy(padded, t.data)
+		if t.tag == "head" && len(t.data) >= 12 {
+			head = off
+			clear(padded[8:12]) // checkSumAdjustment is summed as zero
+		}
+		be.PutUint32(rec[4:], checksum(padded))
 		be.PutUint32(rec[8:], uint32(off))
 		be.PutUint32(rec[12:], uint32(len(t.data)))
-		copy(out[off:], t.data)
-		off += (len(t.data) + 3) &^ 3
+		off += len(padded)
+	}
+	if head >= 0 {
+		be.PutUint32(out[head+8:], 0xB1B0AFBA-checksum(out))
 	}
 	return out
+}
+
+// checksum is the sfnt checksum of b, whose length is a multiple of 4: the
+// sum of its big-endian 32-bit words, modulo 2^32.
+func checksum(b []byte) uint32 {
+	var sum uint32
+	for i := 0; i+4 <= len(b); i += 4 {
+		sum += binary.BigEndian.Uint32(b[i:])
+	}
+	return sum
 }

@@ -108,3 +108,29 @@ func TestSubsetOfNothing(t *testing.T) {
 		t.Errorf("copy of nothing: %d glyphs, ascent %v descent %v", len(s.loca)-1, s.Ascent, s.Descent)
 	}
 }
+
+// TestSubsetChecksums checks what a strict reader checks of the embedded
+// copies: each table's checksum, and the whole file summing to 0xB1B0AFBA
+// with head.checkSumAdjustment in it.
+func TestSubsetChecksums(t *testing.T) {
+	set := loadSet(t)
+	for _, id := range []ID{Of(Sans, Regular), Of(Serif, BoldItalic), Of(Mono, Bold)} {
+		font := set.Face(id).Subset(runesOf(sample))
+		be := binary.BigEndian
+		n := int(be.Uint16(font[4:]))
+		for i := range n {
+			rec := font[12+16*i:]
+			tag, sum, off, size := string(rec[:4]), be.Uint32(rec[4:]), int(be.Uint32(rec[8:])), int(be.Uint32(rec[12:]))
+			data := slices.Clone(font[off : off+(size+3)&^3])
+			if tag == "head" {
+				clear(data[8:12])
+			}
+			if got := checksum(data); got != sum {
+				t.Errorf("%s %s: checksum %#x, recorded %#x", fileNames[id], tag, got, sum)
+			}
+		}
+		if got := checksum(font); got != 0xB1B0AFBA {
+			t.Errorf("%s: file sums to %#x, want 0xB1B0AFBA", fileNames[id], got)
+		}
+	}
+}

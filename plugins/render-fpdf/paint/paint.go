@@ -93,7 +93,8 @@ func (p *painter) paint() ([]byte, error) {
 	pdf.SetCreator("mdpress render-fpdf", true)
 	pdf.SetProducer("mdpress", true)
 	if p.opt.Title != "" {
-		pdf.SetTitle(p.opt.Title, true)
+		// fpdf's own conversion mangles characters outside the BMP.
+		pdf.SetTitle(utf16Text(p.opt.Title), false)
 	}
 	if !p.opt.Now.IsZero() {
 		pdf.SetCreationDate(p.opt.Now)

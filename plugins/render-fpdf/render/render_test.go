@@ -260,9 +260,9 @@ func TestWatermark(t *testing.T) {
 func TestOutlineAndTitle(t *testing.T) {
 	needTool(t, "qpdf")
 	r := newRenderer(t, `{}`)
-	d := markdownDoc(t, "# Заголовок α\n\ntext\n\n## Second\n\ntext\n\n#### Deep\n\ntext\n\n## Third\n\ntext\n")
+	d := markdownDoc(t, "# Заголовок α 𝄞\n\ntext\n\n## Second\n\ntext\n\n#### Deep\n\ntext\n\n## Third\n\ntext\n")
 	resp := renderPDF(t, r, req{doc: d, tokens: modernTokens})
-	if got := pdfInfo(t, resp.PDF)["Title"]; got != "Заголовок α" {
+	if got := pdfInfo(t, resp.PDF)["Title"]; got != "Заголовок α 𝄞" {
 		t.Errorf("Title %q", got)
 	}
 	var out struct {
@@ -272,7 +272,7 @@ func TestOutlineAndTitle(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := flatten(out.Outlines, 0)
-	want := []string{"0 Заголовок α", "1 Second", "2 Deep", "1 Third"}
+	want := []string{"0 Заголовок α 𝄞", "1 Second", "2 Deep", "1 Third"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("outline %q, want %q", got, want)
 	}
