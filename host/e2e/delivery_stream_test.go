@@ -99,11 +99,11 @@ func TestDeliveryStreamsLargeFile(t *testing.T) {
 		float64(n)/1e6, took.Round(time.Millisecond), float64(n)/1e6/took.Seconds(), n/(4<<20),
 		hostBase, hostPeak, float64(hostGrowth)/1024, sinkBase, sinkPeak, float64(sinkGrowth)/1024)
 	// Streaming still costs a bounded amount: gRPC's flow-control window
-	// (it grows to 16 MiB on a fast local link) holds chunks the HTTP
-	// client has not taken yet, and 1 MiB chunks leave garbage until the
-	// next GC. Measured: +11 to +19 MiB for 10, 50, 100 and 150 MB files
-	// alike (+9 MiB with GOGC=25). A host that held the file would grow by
-	// the whole 48 MiB.
+	// (sdk/plugin.WindowBytes, one chunk) holds data the HTTP client has not
+	// taken yet, and 1 MiB chunks leave garbage until the next GC.
+	// Measured: +14 MiB for a 50 MB file (+11 to +19 MiB for 10-150 MB
+	// files with gRPC's dynamic window, which grows to 16 MiB). A host that
+	// held the file would grow by the whole 48 MiB.
 	const bound = 24 << 10 // KiB: half the file
 	if hostGrowth > bound {
 		t.Errorf("host RSS grew by %.1f MiB while streaming a %.0f MB file: it is buffering", float64(hostGrowth)/1024, float64(len(pdf))/1e6)
