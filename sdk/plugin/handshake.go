@@ -24,8 +24,9 @@ const MaxMessageBytes = 256 << 20
 // gRPC's dynamic window, which estimates bandwidth by answering the data of
 // every call with a window update and a ping that the other side must
 // acknowledge: four system calls and two wake-ups per call that a local
-// socket, with no bandwidth to estimate, does not need (about 11% of all
-// system calls of a one-page conversion). One chunk: calls' messages are
+// socket, with no bandwidth to estimate, does not need (over the seven
+// processes of a one-page conversion: reads 48 -> 33, writes 22 -> 12,
+// epoll waits 46 -> 32, futex calls 44 -> 35). One chunk: calls' messages are
 // smaller, and a streamed download holds at most a chunk not yet taken by
 // its HTTP client (host RSS +14 MiB streaming 50 MB to a slow client, where
 // 4 MiB gave +21-25 MiB and the dynamic window +11-19 MiB).
