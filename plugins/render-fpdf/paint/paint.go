@@ -25,8 +25,8 @@ type Options struct {
 	Title     string
 	Numbering stage.Numbering
 	Watermark string
-	// Compress deflates the page content streams of documents with at
-	// least deflateMin bytes of them; fonts are always deflated.
+	// Compress deflates the page content streams; fonts are always
+	// deflated.
 	Compress bool
 	Now      time.Time
 	// FullFonts hands fpdf the whole font files through its UTF-8 font
@@ -88,8 +88,8 @@ func (p *painter) paint() ([]byte, error) {
 	p.pdf = pdf
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetMargins(0, 0, 0)
-	pdf.SetCompression(p.opt.Compress && contentSize(doc) >= deflateMin)
-	pdf.SetCatalogSort(true) // same input, same bytes
+	pdf.SetCompression(false) // deflateContents does it, cheaper
+	pdf.SetCatalogSort(true)  // same input, same bytes
 	pdf.SetCreator("mdpress render-fpdf", true)
 	pdf.SetProducer("mdpress", true)
 	if p.opt.Title != "" {
@@ -139,7 +139,10 @@ func (p *painter) paint() ([]byte, error) {
 	if err := pdf.Output(&buf); err != nil {
 		return nil, fmt.Errorf("write pdf: %w", err)
 	}
-	return buf.Bytes(), nil
+	if !p.opt.Compress {
+		return buf.Bytes(), nil
+	}
+	return deflateContents(buf.Bytes())
 }
 
 func imageName(i int) string { return "img" + strconv.Itoa(i) }

@@ -2,8 +2,14 @@ package paint
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,37 +82,135 @@ func TestDrawable(t *testing.T) {
 	}
 }
 
-// TestSmallContentStored checks that compression leaves a document's page
-// streams uncompressed when they are too small to gain from it, and
-// deflates them otherwise.
-func TestSmallContentStored(t *testing.T) {
-	set, _ := testFonts()
-	small := handDoc(t)
-	large := handDoc(t)
-	line := layout.Item{Kind: layout.Text, X: 25, Y: 100, Text: "Hello Hello Hello Hello Hello Hello", Face: large.Body, Size: 10}
+// deflatable is a document of several pages with enough text to compress.
+func deflatable(t *testing.T, pages int) *layout.Doc {
+	d := handDoc(t)
+	line := layout.Item{Kind: layout.Text, X: 25, Y: 100, Text: "Hello Hello Hello Hello Hello Hello", Face: d.Body, Size: 10}
 	for range 60 {
-		large.Pages[0].Items = append(large.Pages[0].Items, line)
+		d.Pages[0].Items = append(d.Pages[0].Items, line)
 	}
-	const deflated = "<</Filter /FlateDecode /Length" // how fpdf opens a compressed page stream
-	for _, c := range []struct {
-		name     string
-		doc      *layout.Doc
-		compress bool
-		want     int
-	}{
-		{"small", small, true, 0},
-		{"large", large, true, 1},
-		{"large, compression off", large, false, 0},
-	} {
-		pdf, err := Paint(context.Background(), c.doc, Options{Fonts: set, Compress: c.compress})
-		if err != nil {
+	for range pages - 1 {
+		d.Pages = append(d.Pages, &layout.Page{Items: d.Pages[0].Items})
+	}
+	return d
+}
+
+var streamRE = regexp.MustCompile(`(?s)(\d+) 0 obj\n<<(/Filter /FlateDecode )?/Length (\d+)>>\nstream\n`)
+
+// pageStreams returns the data of the streams in fpdf's page content form,
+// inflated where deflated, by object number.
+func pageStreams(t *testing.T, pdf []byte) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, m := range streamRE.FindAllSubmatchIndex(pdf, -1) {
+		n, _ := strconv.Atoi(string(pdf[m[6]:m[7]]))
+		data := pdf[m[1] : m[1]+n]
+		if m[4] >= 0 {
+			zr, err := zlib.NewReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out[string(pdf[m[2]:m[3]])] = data
+	}
+	return out
+}
+
+// TestDeflateContents checks that with compression on every page stream is
+// deflated to what the uncompressed document holds, and that the rebuilt
+// cross-reference table points at every object.
+func TestDeflateContents(t *testing.T) {
+	set, _ := testFonts()
+	doc := deflatable(t, 5)
+	plain, err := Paint(context.Background(), doc, Options{Fonts: set, Title: "T", Numbering: stage.NumberingCenter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := Paint(context.Background(), doc, Options{Fonts: set, Title: "T", Numbering: stage.NumberingCenter, Compress: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packed) >= len(plain)*3/4 {
+		t.Errorf("compressed %d bytes, uncompressed %d", len(packed), len(plain))
+	}
+	const deflated = "<</Filter /FlateDecode /Length"
+	if n := bytes.Count(plain, []byte(deflated)); n != 0 {
+		t.Errorf("compression off: %d deflated page streams", n)
+	}
+	if n := bytes.Count(packed, []byte(deflated)); n != len(doc.Pages) {
+		t.Errorf("%d deflated page streams, want %d", n, len(doc.Pages))
+	}
+	want, got := pageStreams(t, plain), pageStreams(t, packed)
+	if len(want) != len(doc.Pages) || len(got) != len(want) {
+		t.Fatalf("%d page streams uncompressed, %d compressed, %d pages", len(want), len(got), len(doc.Pages))
+	}
+	for n, data := range want {
+		if !bytes.Equal(got[n], data) {
+			t.Errorf("object %s: inflated stream differs from the uncompressed one", n)
+		}
+	}
+	checkXref(t, packed)
+	if _, err := exec.LookPath("qpdf"); err == nil {
+		f := t.TempDir() + "/doc.pdf"
+		if err := os.WriteFile(f, packed, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if n := bytes.Count(pdf, []byte(deflated)); n != c.want {
-			t.Errorf("%s: %d deflated page streams, want %d", c.name, n, c.want)
+		if out, err := exec.Command("qpdf", "--check", f).CombinedOutput(); err != nil {
+			t.Errorf("qpdf --check: %v\n%s", err, out)
 		}
 	}
-	if n := contentSize(small); n >= deflateMin || n < 100 {
-		t.Errorf("small document: content estimated at %d bytes", n)
+}
+
+// checkXref requires each entry of pdf's cross-reference table to point at
+// its object, and startxref at the table.
+func checkXref(t *testing.T, pdf []byte) {
+	t.Helper()
+	at, offsets, _, err := readXref(pdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(pdf[at:], []byte("xref\n")) {
+		t.Error("startxref does not point at the table")
+	}
+	for n := 1; n < len(offsets); n++ {
+		if !bytes.HasPrefix(pdf[offsets[n]:], []byte(strconv.Itoa(n)+" 0 obj\n")) {
+			t.Errorf("xref entry %d points at %q", n, pdf[offsets[n]:min(len(pdf), offsets[n]+12)])
+		}
+	}
+}
+
+// TestDeflateContentsMalformed feeds deflateContents what fpdf never
+// writes: it must refuse, never panic or write a broken file.
+func TestDeflateContentsMalformed(t *testing.T) {
+	set, _ := testFonts()
+	pdf, err := Paint(context.Background(), deflatable(t, 2), Options{Fonts: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xref := bytes.LastIndex(pdf, []byte("xref\n0 "))
+	bad := map[string][]byte{
+		"empty":                  nil,
+		"no startxref":           pdf[:len(pdf)-30],
+		"startxref past the end": append(bytes.Clone(pdf[:len(pdf)-len("%%EOF\n")-2]), "9\n%%EOF\n"...),
+		"more entries than held": bytes.Replace(bytes.Clone(pdf), []byte("xref\n0 "), []byte("xref\n0 9"), 1),
+	}
+	corrupt := bytes.Clone(pdf)
+	entry := bytes.Index(corrupt[xref:], []byte(" 00000 n ")) + xref - 10
+	copy(corrupt[entry:], "9999999999")
+	bad["offset past the table"] = corrupt
+	for name, in := range bad {
+		if out, err := deflateContents(in); !errors.Is(err, errLayout) {
+			t.Errorf("%s: %d bytes, err %v; want errLayout", name, len(out), err)
+		}
+	}
+	// Every truncation fails cleanly or, cut only inside the last bytes,
+	// still yields a readable table.
+	for n := 0; n < len(pdf); n += 97 {
+		if out, err := deflateContents(pdf[:n]); err == nil {
+			checkXref(t, out)
+		}
 	}
 }
