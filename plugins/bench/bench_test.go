@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/mdpress/mdpress/plugins/parse-goldmark/markdown"
 	fpdfrender "github.com/mdpress/mdpress/plugins/render-fpdf/render"
 	"github.com/mdpress/mdpress/plugins/style-themes/themes"
+	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -250,6 +252,44 @@ func BenchmarkFpdfTenPages(b *testing.B) {
 	b.ReportMetric(ours.Seconds()*1000/n, "e2e-ms/doc")
 	b.ReportMetric(theirs.Seconds()*1000/n, "inproc-ms/doc")
 	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/e2e")
+	// Where the end-to-end time goes, as the host saw each stage call
+	// (warm-up included): parse and commit are on the request's path
+	// besides the render; auth and the reservation run beside the parse.
+	means := h.stageMeans(b)
+	for _, st := range []string{"parse", "render", "meter"} {
+		b.ReportMetric(means[st]*1000, st+"-ms")
+	}
+}
+
+// BenchmarkPluginHop: the round trip of the cheapest stage call (Health on
+// render-fpdf), made at once after the last one and made after the caller
+// has computed for 5 ms, about what the pipeline does between one plugin's
+// calls. The difference is what waking an idle plugin process and its
+// caller costs on this machine, paid on every hop of a conversion.
+func BenchmarkPluginHop(b *testing.B) {
+	c := plugintest.Launch(b, filepath.Join(binDir, "plugins", "render-fpdf"), stage.NameRender, plugintest.Config{})
+	ctx := context.Background()
+	hop := func(idle time.Duration) time.Duration {
+		for start := time.Now(); time.Since(start) < idle; {
+		}
+		start := time.Now()
+		if err := c.Health(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for range 20 {
+		hop(0)
+	}
+	var hot, idle time.Duration
+	for b.Loop() {
+		hot += hop(0)
+		idle += hop(5 * time.Millisecond)
+	}
+	n := float64(b.N)
+	b.ReportMetric(hot.Seconds()*1e6/n, "hot-us")
+	b.ReportMetric(idle.Seconds()*1e6/n, "after-idle-us")
+	b.ReportMetric(idle.Seconds()/hot.Seconds(), "idle/hot")
 }
 
 // BenchmarkFpdfTenPagesThroughput: four clients, ten pages, end-to-end

@@ -7,7 +7,9 @@
 //   - chrome, 4 clients: end-to-end throughput vs bare chromedp with the same tab count,
 //     and vs a browser process per document
 //   - fpdf, 10 pages: end-to-end vs the layout code called in process, one client
-//     (latency) and four (throughput)
+//     (latency, with the host's mean time per stage call) and four (throughput)
+//   - a plugin hop: the cheapest stage call right after the last one, and after
+//     5 ms of other work, which is what each hop of a conversion pays
 //   - fpdf vs chrome, 1 page, 4 clients: end-to-end throughput of each
 //
 // It needs the binaries (MDPRESS_BIN_DIR=bin, as `make bench` sets, or it

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -124,6 +125,47 @@ func (h *host) convert(ctx context.Context, md string) (int, error) {
 		return 0, fmt.Errorf("status %d", resp.StatusCode)
 	}
 	return int(n), err
+}
+
+// stageMeans reads the host's /metrics and returns the mean duration in
+// seconds of the successful calls of each stage.
+func (h *host) stageMeans(b *testing.B) map[string]float64 {
+	resp, err := h.client.Get(h.url + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	text, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sums, counts := map[string]float64{}, map[string]float64{}
+	for _, line := range strings.Split(string(text), "\n") {
+		name, rest, ok := strings.Cut(line, "{")
+		if !ok || !strings.HasPrefix(name, "mdpress_stage_duration_seconds_") || !strings.Contains(rest, `outcome="ok"`) {
+			continue
+		}
+		_, st, _ := strings.Cut(rest, `stage="`)
+		st, _, _ = strings.Cut(st, `"`)
+		fields := strings.Fields(rest)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			continue
+		}
+		switch name {
+		case "mdpress_stage_duration_seconds_sum":
+			sums[st] += v
+		case "mdpress_stage_duration_seconds_count":
+			counts[st] += v
+		}
+	}
+	means := map[string]float64{}
+	for st, n := range counts {
+		if n > 0 {
+			means[st] = sums[st] / n
+		}
+	}
+	return means
 }
 
 // throughput runs batch jobs over clients workers and returns the time.

@@ -17,10 +17,13 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
@@ -68,6 +71,7 @@ func Launch(t testing.TB, path, stageName string, cfg Config) *sdkplugin.Client 
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		GRPCDialOptions:  sdkplugin.DialOptions(),
 		StartTimeout:     15 * time.Second,
+		Logger:           testLogger(t),
 	})
 	t.Cleanup(client.Kill)
 	rpc, err := client.Client()
@@ -81,6 +85,41 @@ func Launch(t testing.TB, path, stageName string, cfg Config) *sdkplugin.Client 
 	c := raw.(*sdkplugin.Client)
 	configure(t, c, cfg)
 	return c
+}
+
+// testLogger sends go-plugin's log and the plugin's stderr to the test's
+// log, which shows them for a failing test (or -v) and keeps them out of
+// passing tests' output. A benchmark's log is always printed, so there only
+// warnings and errors go. Lines after the test are dropped.
+func testLogger(t testing.TB) hclog.Logger {
+	w := &testWriter{t: t}
+	t.Cleanup(w.close) // runs after client.Kill, registered later
+	level := hclog.Debug
+	if _, ok := t.(*testing.B); ok {
+		level = hclog.Warn
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: w, Level: level})
+}
+
+type testWriter struct {
+	mu     sync.Mutex
+	t      testing.TB
+	closed bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func (w *testWriter) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
 }
 
 func configure(t testing.TB, p stage.Plugin, cfg Config) {
