@@ -19,6 +19,7 @@ func TestDependencies(t *testing.T) {
 	allowed := map[string]bool{
 		"github.com/mdpress/mdpress/sdk":            true,
 		"github.com/hashicorp/go-plugin":            true,
+		"github.com/hashicorp/go-hclog":             true, // go-plugin's logger type, in its ClientConfig
 		"google.golang.org/grpc":                    true,
 		"google.golang.org/protobuf":                true,
 		"google.golang.org/genproto/googleapis/rpc": true,
