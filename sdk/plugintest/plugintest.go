@@ -93,7 +93,7 @@ func Launch(t testing.TB, path, stageName string, cfg Config) *sdkplugin.Client 
 // warnings and errors go. Lines after the test are dropped.
 func testLogger(t testing.TB) hclog.Logger {
 	w := &testWriter{t: t}
-	t.Cleanup(w.close) // runs after client.Kill, registered later
+	t.Cleanup(w.close) // registered before client.Kill, so it runs after it
 	level := hclog.Debug
 	if _, ok := t.(*testing.B); ok {
 		level = hclog.Warn
