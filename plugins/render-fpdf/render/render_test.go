@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"regexp"
 	"slices"
@@ -303,6 +304,8 @@ func TestImages(t *testing.T) {
 	}{
 		{"png", "![dot](data:image/png;base64," + pngB64 + ")", 1, "40 20", ""},
 		{"jpeg", "![photo](data:image/jpeg;base64," + jpegB64(t) + ")", 1, "16 8", ""},
+		// fpdf stores a GIF as an indexed image whose palette is its own
+		// stream, which deflateContents rewrites.
 		{"gif", "![anim](data:image/gif;base64," + gifB64(t) + ")", 1, "12 6", ""},
 		{"remote", "![Remote diagram](https://example.com/x.png)", 0, "", "Remote diagram"},
 		{"file", "![Local file](file:///etc/passwd)", 0, "", "Local file"},
@@ -322,8 +325,51 @@ func TestImages(t *testing.T) {
 			if text := pdfText(t, resp.PDF); !strings.Contains(text, tc.text) || !strings.Contains(text, "After") {
 				t.Errorf("text %q lacks %q", text, tc.text)
 			}
+			if tc.images == 0 {
+				return
+			}
+			needTool(t, "qpdf")
+			runFile(t, resp.PDF, "qpdf", "--check")
+			// The image's own colours, as a reader draws them: each test
+			// image has two, one a half.
+			want := map[string][]color.RGBA{
+				"png":  {{200, 30, 30, 255}, {30, 160, 60, 255}},
+				"jpeg": {{0, 90, 200, 255}},
+				"gif":  {{0, 90, 200, 255}},
+			}
+			w, h, px := rasterRGB(t, resp.PDF, 144)
+			for _, c := range want[tc.name] {
+				n := 0
+				for i := 0; i+2 < len(px); i += 3 {
+					if near(color.RGBA{px[i], px[i+1], px[i+2], 255}, c) {
+						n++
+					}
+				}
+				// The smallest half (6x6 px at 96 dpi) covers 81 pixels
+				// at 144 dpi.
+				if n < 60 {
+					t.Errorf("%d pixels of %v on the %dx%d page, want the image's half", n, c, w, h)
+				}
+			}
 		})
 	}
+}
+
+// rasterRGB renders the first page at dpi as 8-bit RGB pixels.
+func rasterRGB(t testing.TB, pdf []byte, dpi int) (w, h int, px []byte) {
+	out := []byte(run(t, pdf, "pdftoppm", "-r", strconv.Itoa(dpi), "-f", "1", "-l", "1", "-"))
+	var maxval int
+	if _, err := fmt.Sscanf(string(out), "P6\n%d %d\n%d\n", &w, &h, &maxval); err != nil {
+		t.Fatalf("pdftoppm output is not a PPM: %v", err)
+	}
+	return w, h, out[len(out)-3*w*h:]
+}
+
+// near says whether two colours differ by at most a JPEG's error or a
+// rasterizer's smoothing.
+func near(a, b color.RGBA) bool {
+	d := func(x, y uint8) bool { return max(x, y)-min(x, y) <= 40 }
+	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B)
 }
 
 func TestUnicode(t *testing.T) {
