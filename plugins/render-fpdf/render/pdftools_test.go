@@ -255,10 +255,27 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // rasterGray renders the first page at dpi as 8-bit grey pixels.
 func rasterGray(t testing.TB, pdf []byte, dpi int) (w, h int, px []byte) {
-	out := []byte(run(t, pdf, "pdftoppm", "-r", strconv.Itoa(dpi), "-gray", "-f", "1", "-l", "1", "-"))
+	return raster(t, pdf, dpi, "-gray")
+}
+
+// rasterRGB renders the first page at dpi as 8-bit RGB pixels, three bytes
+// a pixel.
+func rasterRGB(t testing.TB, pdf []byte, dpi int) (w, h int, px []byte) {
+	return raster(t, pdf, dpi)
+}
+
+// raster runs pdftoppm on the first page and returns the pixels of the PGM
+// or PPM it writes.
+func raster(t testing.TB, pdf []byte, dpi int, args ...string) (w, h int, px []byte) {
+	out := []byte(run(t, pdf, "pdftoppm", append(append([]string{"-r", strconv.Itoa(dpi)}, args...), "-f", "1", "-l", "1", "-")...))
+	var magic string
 	var maxval int
-	if _, err := fmt.Sscanf(string(out), "P5\n%d %d\n%d\n", &w, &h, &maxval); err != nil {
-		t.Fatalf("pdftoppm output is not a PGM: %v", err)
+	if _, err := fmt.Sscanf(string(out), "%s\n%d %d\n%d\n", &magic, &w, &h, &maxval); err != nil {
+		t.Fatalf("pdftoppm output is not a PNM: %v", err)
 	}
-	return w, h, out[len(out)-w*h:]
+	size := w * h
+	if magic == "P6" {
+		size *= 3
+	}
+	return w, h, out[len(out)-size:]
 }

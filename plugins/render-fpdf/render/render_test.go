@@ -355,16 +355,6 @@ func TestImages(t *testing.T) {
 	}
 }
 
-// rasterRGB renders the first page at dpi as 8-bit RGB pixels.
-func rasterRGB(t testing.TB, pdf []byte, dpi int) (w, h int, px []byte) {
-	out := []byte(run(t, pdf, "pdftoppm", "-r", strconv.Itoa(dpi), "-f", "1", "-l", "1", "-"))
-	var maxval int
-	if _, err := fmt.Sscanf(string(out), "P6\n%d %d\n%d\n", &w, &h, &maxval); err != nil {
-		t.Fatalf("pdftoppm output is not a PPM: %v", err)
-	}
-	return w, h, out[len(out)-3*w*h:]
-}
-
 // near says whether two colours differ by at most a JPEG's error or a
 // rasterizer's smoothing.
 func near(a, b color.RGBA) bool {
