@@ -268,6 +268,11 @@ type slot struct {
 	failures int
 	restarts int
 	lastErr  string
+
+	// stat is the process's /proc/<pid>/stat, open for the life of the
+	// process (nil without /proc); statBuf is what running reads it into.
+	stat    *os.File
+	statBuf [256]byte
 }
 
 func (sl *slot) launch(ctx context.Context) error {
@@ -320,6 +325,7 @@ func (sl *slot) launchLocked(ctx context.Context) error {
 	}
 	sl.client, sl.stub, sl.info = client, stub, resp.Info
 	sl.healthy, sl.failures, sl.lastErr = true, 0, ""
+	sl.stat, _ = os.Open("/proc/" + strconv.Itoa(pid(client)) + "/stat")
 	sl.log.Info("plugin ready", "stage", sl.spec.Stage, "pid", pid(client), "version", resp.Info.Version, "capabilities", resp.Info.Capabilities)
 	return nil
 }
@@ -339,10 +345,8 @@ func (sl *slot) live(ctx context.Context) (*sdkplugin.Client, bool, error) {
 
 func (sl *slot) relaunchLocked(ctx context.Context, why string) error {
 	sl.log.Warn("relaunching plugin", "stage", sl.spec.Stage, "reason", why)
-	if sl.client != nil {
-		sl.client.Kill()
-	}
-	sl.client, sl.stub, sl.healthy = nil, nil, false
+	sl.killLocked()
+	sl.client, sl.stub = nil, nil
 	sl.restarts++
 	return sl.launchLocked(context.WithoutCancel(ctx))
 }
@@ -376,15 +380,24 @@ func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
 
 // running reports whether the plugin process is alive. go-plugin learns of
 // an exit only once it reaps the child, so a process killed a moment ago
-// still looks alive to it; /proc knows at once (a zombie is dead).
+// still looks alive to it; /proc knows at once (a zombie is dead). Neither
+// waitid nor a pidfd would do: they report a Go process whose threads are
+// still exiting as alive, after it has closed its sockets. This runs before
+// every stage call, so the stat file stays open and each check is one
+// read, not the six system calls of opening it (4% of the host's CPU in a
+// conversion).
 func (sl *slot) running() bool {
 	if sl.client == nil || sl.client.Exited() {
 		return false
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid(sl.client)) + "/stat")
-	if err != nil {
-		return !os.IsNotExist(err) // no /proc here: trust go-plugin
+	if sl.stat == nil {
+		return true // no /proc here: trust go-plugin
 	}
+	n, _ := sl.stat.ReadAt(sl.statBuf[:], 0)
+	if n == 0 {
+		return false // reaped
+	}
+	stat := sl.statBuf[:n]
 	end := bytes.LastIndexByte(stat, ')')
 	return end < 0 || end+2 >= len(stat) || stat[end+2] != 'Z'
 }
@@ -405,8 +418,16 @@ func (sl *slot) status() Status {
 func (sl *slot) stop() {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
+	sl.killLocked()
+}
+
+func (sl *slot) killLocked() {
 	if sl.client != nil {
 		sl.client.Kill()
+	}
+	if sl.stat != nil {
+		_ = sl.stat.Close()
+		sl.stat = nil
 	}
 	sl.healthy = false
 }
