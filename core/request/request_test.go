@@ -22,6 +22,9 @@ func TestDecode(t *testing.T) {
 		{"unknown fields ignored", `{"markdown":"x","extra":1}`, "", ""},
 		{"empty body", ``, "empty", ""},
 		{"invalid json", `{"markdown":`, "not valid JSON", ""},
+		{"second value", `{"markdown":"x"} {}`, "not valid JSON", ""},
+		{"null body", `null`, "JSON object", ""},
+		{"unknown field with a huge number", `{"markdown":"x","n":1e400}`, "", ""},
 		{"array", `["x"]`, "JSON object", ""},
 		{"string", `"x"`, "JSON object", ""},
 		{"missing markdown", `{"theme":"basic"}`, "required", "markdown"},
@@ -65,6 +68,30 @@ func TestDecode(t *testing.T) {
 				t.Fatal("no hint")
 			}
 		})
+	}
+}
+
+// The markdown arrives as sent, escapes decoded; a body that is not JSON
+// says where it stops being JSON.
+func TestDecodeValues(t *testing.T) {
+	c, err := Decode([]byte(`  {"theme":"basic","markdown":"# T\u00e9\n\n\"q\" \ud83d\ude00 \\"}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# T\u00e9\n\n\"q\" \U0001F600 \\"; c.Markdown != want || c.Theme != "basic" {
+		t.Fatalf("markdown %q theme %q, want %q basic", c.Markdown, c.Theme, want)
+	}
+	for body, pos := range map[string]int64{`{"markdown":"x",}`: 17, `{"markdown":"x"} {}`: 18, `{"markdown":"x"`: 15} {
+		_, err := Decode([]byte(body))
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Body.Details["position"] != pos {
+			t.Errorf("%s: %v %v, want the position %d", body, err, ae.Body.Details, pos)
+		}
+	}
+	_, err = Decode([]byte(`{"theme":"basic"}`))
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Body.Details["received"] != "nothing" {
+		t.Errorf("missing markdown: %v, want received: nothing", err)
 	}
 }
 
