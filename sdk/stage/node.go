@@ -17,7 +17,7 @@ const (
 	KindTable         Kind = "table"      // children: one table_head, then table_rows
 	KindTableHead     Kind = "table_head" // children: table_cells
 	KindTableRow      Kind = "table_row"
-	KindTableCell     Kind = "table_cell" // Attrs: align ("left", "center", "right", "")
+	KindTableCell     Kind = "table_cell" // Attrs: align ("left", "center", "right"; absent when not aligned)
 	KindFootnotes     Kind = "footnotes"  // children: footnote
 	KindFootnote      Kind = "footnote"   // Attrs: index ("1"), id
 )
