@@ -59,6 +59,7 @@ type host struct {
 	url    string
 	key    string
 	client *http.Client
+	pid    int
 }
 
 func startHost(b *testing.B, backend string) *host {
@@ -96,7 +97,8 @@ func startHost(b *testing.B, backend string) *host {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	})
-	h := &host{url: "http://" + addr, key: a.APIKey, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+	h := &host{url: "http://" + addr, key: a.APIKey, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}},
+		pid: cmd.Process.Pid}
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get(h.url + "/readyz"); err == nil {
 			resp.Body.Close()
@@ -166,6 +168,39 @@ func (h *host) stageMeans(b *testing.B) map[string]float64 {
 		}
 	}
 	return means
+}
+
+// processCPU returns the CPU time so far (user and system, every thread)
+// of the host, as "mdpress", and of each of its plugin processes by
+// command name, from /proc; nil where there is no /proc.
+func (h *host) processCPU() map[string]time.Duration {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	out := map[string]time.Duration{}
+	for _, path := range stats {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		open, end := bytes.IndexByte(raw, '('), bytes.LastIndexByte(raw, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		// After the command name: state, ppid, ...; utime and stime are
+		// the 14th and 15th fields of the whole line, in clock ticks.
+		f := strings.Fields(string(raw[end+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		pid, _ := strconv.Atoi(string(bytes.TrimSpace(raw[:open])))
+		ppid, _ := strconv.Atoi(f[1])
+		if pid != h.pid && ppid != h.pid {
+			continue
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		out[string(raw[open+1:end])] += time.Duration(utime+stime) * 10 * time.Millisecond
+	}
+	return out
 }
 
 // throughput runs batch jobs over clients workers and returns the time.
