@@ -1,7 +1,9 @@
 package request
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -24,7 +26,8 @@ func TestDecode(t *testing.T) {
 		{"invalid json", `{"markdown":`, "not valid JSON", ""},
 		{"second value", `{"markdown":"x"} {}`, "not valid JSON", ""},
 		{"null body", `null`, "JSON object", ""},
-		{"unknown field with a huge number", `{"markdown":"x","n":1e400}`, "", ""},
+		{"unknown field with a huge number", `{"markdown":"x","n":{"m":[1e400]}}`, "", ""},
+		{"page size huge number", `{"markdown":"x","pageSize":1e400}`, "must be a string", "pageSize"},
 		{"array", `["x"]`, "JSON object", ""},
 		{"string", `"x"`, "JSON object", ""},
 		{"missing markdown", `{"theme":"basic"}`, "required", "markdown"},
@@ -127,5 +130,31 @@ func TestRejectedValueClipped(t *testing.T) {
 		if !strings.HasSuffix(received, "…") || !utf8.ValidString(received) || !strings.HasPrefix(value, strings.TrimSuffix(received, "…")) {
 			t.Fatalf("received %q is not a marked prefix of the value", received)
 		}
+	}
+}
+
+// BenchmarkDecode decodes the body of a ten-page report (the document of
+// plugins/bench) and of one about a megabyte long.
+func BenchmarkDecode(b *testing.B) {
+	var doc strings.Builder
+	for i := range 28 {
+		fmt.Fprintf(&doc, "## Section %d\n\nThis paragraph describes the results of section %d in some detail, with **bold** and _italic_ words and a [link](https://example.com).\n\n- first point\n- second point\n\n| metric | value |\n|---|---:|\n| revenue | %d |\n\n", i+1, i+1, 1000+i)
+	}
+	for _, size := range []struct {
+		name   string
+		copies int
+	}{{"10pages", 1}, {"1MB", 1 << 20 / doc.Len()}} {
+		body, err := json.Marshal(map[string]string{"markdown": strings.Repeat(doc.String(), size.copies), "theme": "basic"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(size.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := Decode(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
