@@ -94,13 +94,29 @@ func sweepProfiles(log *slog.Logger) {
 		if !ok || err != nil || pid == os.Getpid() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join("/proc", pidText)); !errors.Is(err, os.ErrNotExist) {
+		if !gone(pidText) {
 			continue // alive, or unknown: leave it
 		}
 		if err := os.RemoveAll(dir); err == nil {
 			log.Info("removed the profile of a dead plugin", "dir", dir)
 		}
 	}
+}
+
+// gone reports whether process pid has exited: it has no /proc entry, or
+// it is a zombie its parent has not reaped yet (a plugin SIGKILLed a moment
+// ago, whose host is still collecting it).
+func gone(pid string) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	end := bytes.LastIndexByte(stat, ')')
+	if err != nil || end < 0 || end+2 >= len(stat) {
+		return false
+	}
+	state := stat[end+2]
+	return state == 'Z' || state == 'X'
 }
 
 // launch starts a browser. The browser outlives ctx, which only bounds the
