@@ -52,19 +52,11 @@ func groupSize(pgid int) int {
 			continue
 		}
 		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err == nil && statPgrp(stat) == pgid && !zombie(stat) {
+		if err == nil && statPgrp(stat) == pgid && !statExited(stat) {
 			n++
 		}
 	}
 	return n
-}
-
-func zombie(stat []byte) bool {
-	i := len(stat) - 1
-	for i >= 0 && stat[i] != ')' {
-		i--
-	}
-	return i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
 // waitFor polls cond for up to five seconds.

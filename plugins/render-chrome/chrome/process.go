@@ -111,12 +111,7 @@ func gone(pid string) bool {
 	if errors.Is(err, os.ErrNotExist) {
 		return true
 	}
-	end := bytes.LastIndexByte(stat, ')')
-	if err != nil || end < 0 || end+2 >= len(stat) {
-		return false
-	}
-	state := stat[end+2]
-	return state == 'Z' || state == 'X'
+	return err == nil && statExited(stat)
 }
 
 // launch starts a browser. The browser outlives ctx, which only bounds the
@@ -230,23 +225,35 @@ func groupRSS(pgid int) (int64, error) {
 	return total, nil
 }
 
-// statPgrp returns the process group from /proc/PID/stat. The command name
-// is in parentheses and may hold spaces, so fields count from the last ')'.
+// statField returns field i of /proc/PID/stat counted after the command
+// name (0 state, 1 ppid, 2 pgrp, ...), or nil. The name is in parentheses
+// and may hold spaces and parentheses, so fields count from the last ')'.
+func statField(stat []byte, i int) []byte {
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return nil
+	}
+	f := bytes.Fields(stat[end+1:])
+	if i >= len(f) {
+		return nil
+	}
+	return f[i]
+}
+
+// statPgrp returns the process group from /proc/PID/stat, or -1.
 func statPgrp(stat []byte) int {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return -1
-	}
-	f := bytes.Fields(stat[i+1:])
-	// state ppid pgrp
-	if len(f) < 3 {
-		return -1
-	}
-	n, err := strconv.Atoi(string(f[2]))
+	n, err := strconv.Atoi(string(statField(stat, 2)))
 	if err != nil {
 		return -1
 	}
 	return n
+}
+
+// statExited reports whether /proc/PID/stat is a process that has exited
+// and not yet been reaped (a zombie, or one being reaped).
+func statExited(stat []byte) bool {
+	state := statField(stat, 0)
+	return len(state) == 1 && (state[0] == 'Z' || state[0] == 'X')
 }
 
 // findChrome returns the browser binary: the configured path, else the
