@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mdpress/mdpress/sdk/plugintest"
 )
 
 var binDir string
@@ -170,35 +172,18 @@ func (h *host) stageMeans(b *testing.B) map[string]float64 {
 	return means
 }
 
-// processCPU returns the CPU time so far (user and system, every thread)
-// of the host, as "mdpress", and of each of its plugin processes by
-// command name, from /proc; nil where there is no /proc.
+// processCPU returns the CPU time so far of the host, as "mdpress", and of
+// each of its plugin processes by command name; empty where there is no
+// /proc.
 func (h *host) processCPU() map[string]time.Duration {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	stats, _ := filepath.Glob("/proc/[0-9]*")
 	out := map[string]time.Duration{}
-	for _, path := range stats {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			continue // gone meanwhile
+	for _, dir := range stats {
+		pid, _ := strconv.Atoi(filepath.Base(dir))
+		st, err := plugintest.ReadProcStat(pid)
+		if err == nil && (pid == h.pid || st.PPid == h.pid) {
+			out[st.Name] += st.CPU
 		}
-		open, end := bytes.IndexByte(raw, '('), bytes.LastIndexByte(raw, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		// After the command name: state, ppid, ...; utime and stime are
-		// the 14th and 15th fields of the whole line, in clock ticks.
-		f := strings.Fields(string(raw[end+1:]))
-		if len(f) < 13 {
-			continue
-		}
-		pid, _ := strconv.Atoi(string(bytes.TrimSpace(raw[:open])))
-		ppid, _ := strconv.Atoi(f[1])
-		if pid != h.pid && ppid != h.pid {
-			continue
-		}
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		out[string(raw[open+1:end])] += time.Duration(utime+stime) * 10 * time.Millisecond
 	}
 	return out
 }

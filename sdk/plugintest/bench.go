@@ -1,6 +1,7 @@
 package plugintest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,17 +51,38 @@ func ProcessCPU(tb testing.TB, bin string) func() time.Duration {
 	if pid == 0 {
 		tb.Skip("cannot find the plugin process in /proc")
 	}
-	stat := "/proc/" + strconv.Itoa(pid) + "/stat"
 	return func() time.Duration {
-		raw, err := os.ReadFile(stat)
+		st, err := ReadProcStat(pid)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		// Fields after the parenthesised command name; utime and stime are
-		// the 14th and 15th of the whole line.
-		f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		return time.Duration(utime+stime) * 10 * time.Millisecond
+		return st.CPU
 	}
+}
+
+// ProcStat is what /proc/PID/stat says of a process.
+type ProcStat struct {
+	Name string        // the command name, at most 15 bytes
+	PPid int           // the parent's pid
+	CPU  time.Duration // user and system time so far, every thread, in 10 ms ticks
+}
+
+// ReadProcStat reads /proc/PID/stat.
+func ReadProcStat(pid int) (ProcStat, error) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ProcStat{}, err
+	}
+	// The name is in parentheses and may hold spaces: fields count from
+	// the last ')'. After it: state, ppid, ...; utime and stime are the
+	// 14th and 15th fields of the whole line.
+	open, end := strings.IndexByte(string(raw), '('), strings.LastIndexByte(string(raw), ')')
+	f := strings.Fields(string(raw[end+1:]))
+	if open < 0 || end < open || len(f) < 13 {
+		return ProcStat{}, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return ProcStat{Name: string(raw[open+1 : end]), PPid: ppid, CPU: time.Duration(utime+stime) * 10 * time.Millisecond}, nil
 }
