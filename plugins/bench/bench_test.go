@@ -297,31 +297,55 @@ func BenchmarkFpdfTenPages(b *testing.B) {
 // render-fpdf), made at once after the last one and made after the caller
 // has computed for 5 ms, about what the pipeline does between one plugin's
 // calls. The difference is what waking an idle plugin process and its
-// caller costs on this machine, paid on every hop of a conversion.
+// caller costs on this machine, paid on every hop of a conversion. The
+// same two round trips of 64 bytes over a bare Unix socket to another
+// process are the machine's floor, what no RPC layer can go below.
 func BenchmarkPluginHop(b *testing.B) {
 	c := plugintest.Launch(b, filepath.Join(binDir, "plugins", "render-fpdf"), stage.NameRender, plugintest.Config{})
+	peer := echoPeer(b)
 	ctx := context.Background()
-	hop := func(idle time.Duration) time.Duration {
-		for start := time.Now(); time.Since(start) < idle; {
+	msg := make([]byte, 64)
+	grpcCall := func() error { return c.Health(ctx) }
+	socketCall := func() error {
+		if _, err := peer.Write(msg); err != nil {
+			return err
 		}
+		_, err := io.ReadFull(peer, msg)
+		return err
+	}
+	timed := func(call func() error) time.Duration {
 		start := time.Now()
-		if err := c.Health(ctx); err != nil {
+		if err := call(); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)
 	}
-	for range 20 {
-		hop(0)
+	// hops returns a call's round trip right after another one, and
+	// after the caller has computed for 5 ms.
+	hops := func(call func() error) (hot, idle time.Duration) {
+		timed(call)
+		hot = timed(call)
+		for start := time.Now(); time.Since(start) < 5*time.Millisecond; {
+		}
+		return hot, timed(call)
 	}
-	var hot, idle time.Duration
+	for range 20 {
+		hops(grpcCall)
+		hops(socketCall)
+	}
+	var hot, idle, sockHot, sockIdle time.Duration
 	for b.Loop() {
-		hot += hop(0)
-		idle += hop(5 * time.Millisecond)
+		h, i := hops(grpcCall)
+		hot, idle = hot+h, idle+i
+		h, i = hops(socketCall)
+		sockHot, sockIdle = sockHot+h, sockIdle+i
 	}
 	n := float64(b.N)
 	b.ReportMetric(hot.Seconds()*1e6/n, "hot-us")
 	b.ReportMetric(idle.Seconds()*1e6/n, "after-idle-us")
 	b.ReportMetric(idle.Seconds()/hot.Seconds(), "idle/hot")
+	b.ReportMetric(sockHot.Seconds()*1e6/n, "socket-hot-us")
+	b.ReportMetric(sockIdle.Seconds()*1e6/n, "socket-after-idle-us")
 }
 
 // BenchmarkFpdfTenPagesThroughput: four clients, ten pages, end-to-end

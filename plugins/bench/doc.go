@@ -9,7 +9,8 @@
 //   - fpdf, 10 pages: end-to-end vs the layout code called in process, one client
 //     (latency, with the host's mean time per stage call) and four (throughput)
 //   - a plugin hop: the cheapest stage call right after the last one, and after
-//     5 ms of other work, which is what each hop of a conversion pays
+//     5 ms of other work, which is what each hop of a conversion pays; beside
+//     it the same round trips over a bare Unix socket, the machine's floor
 //   - fpdf vs chrome, 1 page, 4 clients: end-to-end throughput of each
 //
 // It needs the binaries (MDPRESS_BIN_DIR=bin, as `make bench` sets, or it

@@ -24,6 +24,10 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	if sock := os.Getenv(echoEnv); sock != "" {
+		echo(sock)
+		return
+	}
 	binDir = os.Getenv("MDPRESS_BIN_DIR")
 	if binDir == "" {
 		dir, err := os.MkdirTemp("", "mdpress-bench-bin-")
@@ -54,6 +58,53 @@ func build(dir string) error {
 		return fmt.Errorf("build plugins: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// echoEnv makes the test binary the peer of BenchmarkPluginHop's socket
+// baseline: a process that echoes what it reads on a Unix socket.
+const echoEnv = "MDPRESS_BENCH_ECHO"
+
+func echo(sock string) {
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	buf := make([]byte, 512)
+	for {
+		n, err := c.Read(buf)
+		if err != nil {
+			return
+		}
+		if _, err := c.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+// echoPeer starts the echo process and returns its end of the socket.
+func echoPeer(b *testing.B) net.Conn {
+	sock := filepath.Join(b.TempDir(), "echo.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), echoEnv+"="+sock)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	c, err := ln.Accept()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		c.Close()
+		_ = cmd.Wait()
+	})
+	return c
 }
 
 // host is a running `mdpress serve` with one pro account.
