@@ -189,14 +189,14 @@ func BenchmarkChromeThroughput4Clients(b *testing.B) {
 	ourJob := func() error { _, err := h.convert(ctx, onePage); return err }
 	bareJob := func() error { return bare.render(ctx, st.HTML) }
 	naiveJob := func() error { return bare.naive(st.HTML) }
-	throughput(b, clients, batch, ourJob)
-	throughput(b, clients, batch, bareJob)
+	plugintest.Batch(b, clients, batch, ourJob)
+	plugintest.Batch(b, clients, batch, bareJob)
 	var ours, theirs, naive time.Duration
 	naiveDocs := 0
 	for b.Loop() {
-		ours += throughput(b, clients, batch, ourJob)
-		theirs += throughput(b, clients, batch, bareJob)
-		naive += throughput(b, clients, clients, naiveJob)
+		ours += plugintest.Batch(b, clients, batch, ourJob)
+		theirs += plugintest.Batch(b, clients, batch, bareJob)
+		naive += plugintest.Batch(b, clients, clients, naiveJob)
 		naiveDocs += clients
 	}
 	docs := float64(b.N * batch)
@@ -361,12 +361,12 @@ func BenchmarkFpdfTenPagesThroughput(b *testing.B) {
 	h := startHost(b, "fpdf")
 	e2eJob := func() error { _, err := h.convert(ctx, md); return err }
 	inJob := func() error { _, err := r.Render(ctx, req); return err }
-	throughput(b, clients, batch, e2eJob)
-	throughput(b, clients, batch, inJob)
+	plugintest.Batch(b, clients, batch, e2eJob)
+	plugintest.Batch(b, clients, batch, inJob)
 	var ours, theirs time.Duration
 	for b.Loop() {
-		ours += throughput(b, clients, batch, e2eJob)
-		theirs += throughput(b, clients, batch, inJob)
+		ours += plugintest.Batch(b, clients, batch, e2eJob)
+		theirs += plugintest.Batch(b, clients, batch, inJob)
 	}
 	docs := float64(b.N * batch)
 	b.ReportMetric(docs/ours.Seconds(), "e2e-docs/s")
@@ -384,12 +384,12 @@ func BenchmarkFpdfVsChromeOnePage(b *testing.B) {
 	ctx := context.Background()
 	fpJob := func() error { _, err := fp.convert(ctx, onePage); return err }
 	chJob := func() error { _, err := ch.convert(ctx, onePage); return err }
-	throughput(b, clients, batch, fpJob)
-	throughput(b, clients, batch, chJob)
+	plugintest.Batch(b, clients, batch, fpJob)
+	plugintest.Batch(b, clients, batch, chJob)
 	var f, c time.Duration
 	for b.Loop() {
-		f += throughput(b, clients, batch*5, fpJob)
-		c += throughput(b, clients, batch, chJob)
+		f += plugintest.Batch(b, clients, batch*5, fpJob)
+		c += plugintest.Batch(b, clients, batch, chJob)
 	}
 	fps := float64(b.N*batch*5) / f.Seconds()
 	cps := float64(b.N*batch) / c.Seconds()

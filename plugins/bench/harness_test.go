@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -237,28 +236,6 @@ func (h *host) processCPU() map[string]time.Duration {
 		}
 	}
 	return out
-}
-
-// throughput runs batch jobs over clients workers and returns the time.
-func throughput(b *testing.B, clients, batch int, job func() error) time.Duration {
-	start := time.Now()
-	jobs := make(chan struct{}, batch)
-	for range batch {
-		jobs <- struct{}{}
-	}
-	close(jobs)
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			for range jobs {
-				if err := job(); err != nil {
-					b.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return time.Since(start)
 }
 
 // onePage is a short document; tenPages fills about ten A4 pages.

@@ -32,6 +32,28 @@ func Drive(b *testing.B, clients int, op func() error) {
 	wg.Wait()
 }
 
+// Batch runs jobs calls of job from clients goroutines at once and
+// returns how long they took together: one round of a throughput
+// comparison, where contenders take turns on the same batch size so that
+// a noisy machine hits each alike.
+func Batch(tb testing.TB, clients, jobs int, job func() error) time.Duration {
+	tb.Helper()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for next.Add(1) <= int64(jobs) {
+				if err := job(); err != nil {
+					tb.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
 // ProcessCPU finds the process this test launched from the binary bin and
 // returns a reader of the CPU time it has used so far, every thread
 // included: what a call costs the plugin, which ns/op of the caller does

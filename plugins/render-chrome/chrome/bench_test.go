@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -135,26 +136,7 @@ func BenchmarkThroughput4Clients(b *testing.B) {
 	a4, _ := papers.Lookup("A4")
 	req := &stage.RenderRequest{HTML: benchDoc, Page: a4}
 	ctx := context.Background()
-	run := func(render func() error) time.Duration {
-		start := time.Now()
-		jobs := make(chan struct{}, batch)
-		for range batch {
-			jobs <- struct{}{}
-		}
-		close(jobs)
-		var wg sync.WaitGroup
-		for range clients {
-			wg.Go(func() {
-				for range jobs {
-					if err := render(); err != nil {
-						b.Error(err)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		return time.Since(start)
-	}
+	run := func(render func() error) time.Duration { return plugintest.Batch(b, clients, batch, render) }
 	ourRender := func() error { _, err := r.Render(ctx, req); return err }
 	bareRender := func() error { _, err := bare.render(ctx, benchDoc, a4); return err }
 	run(ourRender)
