@@ -56,8 +56,13 @@ func TestRenderCommand(t *testing.T) {
 	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", in, "-o", out, "--backend", "fpdf",
 		"--page-size", "Legal", "--numbering", "right", "--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
 	cmd.Env = cleanEnv()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("render: %v\n%s", err, b)
+	summary, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("render: %v\n%s", err, summary)
+	}
+	// What a person at a terminal reads: the file, its pages, its size.
+	if want := out + ": 1 page, "; !strings.HasPrefix(string(summary), want) {
+		t.Errorf("summary %q, want it to start with %q", summary, want)
 	}
 	pdf, err := os.ReadFile(out)
 	if err != nil {

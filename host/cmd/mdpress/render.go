@@ -77,7 +77,11 @@ func newRender(g *globals) *cobra.Command {
 			if err := os.WriteFile(out, res.PDF, 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d pages, %s (%s)\n", out, res.Pages, pipeline.HumanBytes(int64(len(res.PDF))), c.Render.Plugin)
+			unit := "pages"
+			if res.Pages == 1 {
+				unit = "page"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d %s, %s (%s)\n", out, res.Pages, unit, pipeline.HumanBytes(int64(len(res.PDF))), c.Render.Plugin)
 			return nil
 		},
 	}
