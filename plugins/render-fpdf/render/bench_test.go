@@ -43,7 +43,7 @@ Sphinx of black quartz, judge my vow. Jackdaws love my big sphinx of quartz. The
 }
 
 // benchDoc builds a document of about pages A4 pages.
-func benchDoc(b *testing.B, r *Renderer, pages int) stage.Document {
+func benchDoc(b testing.TB, r *Renderer, pages int) stage.Document {
 	b.Helper()
 	build := func(n int) stage.Document {
 		var s strings.Builder
