@@ -8,6 +8,7 @@ import (
 	"image"
 	imagecolor "image/color"
 	"image/png"
+	"log/slog"
 	"math"
 	"strings"
 	"sync"
@@ -172,6 +173,43 @@ func TestInlineHTML(t *testing.T) {
 	}
 	if !rule {
 		t.Error("<hr> drew no rule")
+	}
+}
+
+// TestDroppedHTMLLogged: an element outside the supported subset is
+// dropped, its text kept, and named in the log once per document, so an
+// operator can see what a client's HTML lost; supported elements are not.
+func TestDroppedHTMLLogged(t *testing.T) {
+	set, err := testFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	root := n(stage.KindDocument,
+		para(raw("<blink>"), txt("one"), raw("</blink>"), raw("<b>"), txt("two"), raw("</b>"),
+			raw("<marquee>"), txt("three"), raw("</marquee>"), raw("<blink>"), txt("four"), raw("</blink>"),
+			raw(`<span style="color:red">`), txt("five"), raw("</span>")),
+		&stage.Node{Kind: stage.KindHTMLBlock, Text: "<div><blink>six</blink><u>seven</u></div>\n"},
+	)
+	d, err := Layout(context.Background(), root, Options{Page: a4, Fonts: set, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, word := range []string{"one", "two", "three", "four", "five", "six", "seven"} {
+		find(t, d, word)
+	}
+	out := logs.String()
+	if got := strings.Count(out, "tag=blink"); got != 1 {
+		t.Errorf("<blink> logged %d times, want once:\n%s", got, out)
+	}
+	if !strings.Contains(out, "tag=marquee") {
+		t.Errorf("<marquee> not logged:\n%s", out)
+	}
+	for _, tag := range []string{"b", "span", "div", "u"} {
+		if strings.Contains(out, "tag="+tag+"\n") {
+			t.Errorf("supported <%s> logged as dropped:\n%s", tag, out)
+		}
 	}
 }
 
