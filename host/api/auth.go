@@ -54,6 +54,7 @@ func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, e
 		s.recent.forget(token)
 		return stage.Principal{}, err
 	}
+	epoch := s.recent.epoch()
 	start := time.Now()
 	resp, err := c.Authenticate(ctx, &stage.AuthenticateRequest{Token: token})
 	s.metrics.ObserveStage(stage.NameAuth, s.stages.Plugin(stage.NameAuth), time.Since(start), err)
@@ -61,7 +62,7 @@ func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, e
 		s.recent.forget(token)
 		return stage.Principal{}, err
 	}
-	s.recent.add(token, resp.Principal)
+	s.recent.add(token, resp.Principal, epoch)
 	return resp.Principal, nil
 }
 
@@ -103,19 +104,6 @@ func (l *limiter) allow(keyID string, perMin int64) (bool, int) {
 		return true, 0
 	}
 	return l.allowRate(keyID, rate.Limit(float64(perMin)/60), int(perMin))
-}
-
-// has reports whether the key has a request left in its bucket, without
-// taking it.
-func (l *limiter) has(keyID string, perMin int64) bool {
-	if perMin <= 0 {
-		return true
-	}
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.buckets[keyID]
-	return b == nil || b.lim.TokensAt(now) >= 1
 }
 
 // allowRate is allow for any refill rate (per second) and burst.

@@ -56,5 +56,11 @@ func (r *heldBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// release gives back what the body held, when the request has answered.
+func (r *heldBody) release() {
+	r.b.give(r.held)
+	r.held = 0
+}
+
 // isBodiesFull reports whether a body read failed on the bound.
 func isBodiesFull(err error) bool { return errors.Is(err, errBodiesFull) }

@@ -2,6 +2,8 @@ package api
 
 import (
 	"io"
+	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -27,5 +29,26 @@ func TestHeldBodies(t *testing.T) {
 	third := &heldBody{ReadCloser: io.NopCloser(strings.NewReader("abcdefghij")), b: b}
 	if got, err := io.ReadAll(third); err != nil || len(got) != 10 {
 		t.Fatalf("a body that fits once the others are given back: %q, %v", got, err)
+	}
+}
+
+// TestBodyHeldUntilReleased: decoding a conversion keeps its body counted
+// against the bound; only the handler, once it has answered, gives it back.
+// A request waiting for a slot holds its Markdown, and the bound is there
+// for exactly that wait.
+func TestBodyHeldUntilReleased(t *testing.T) {
+	s := &Server{opt: Options{MaxBodyBytes: 1 << 20}, bodies: &bodies{max: 1 << 20}, log: slog.New(slog.DiscardHandler)}
+	body := `{"markdown":"` + strings.Repeat("x", 100000) + `"}`
+	r := httptest.NewRequest("POST", "/v1/pdf/markdown", strings.NewReader(body))
+	held := &heldBody{ReadCloser: r.Body, b: s.bodies}
+	if _, _, err := s.decodeConversion(httptest.NewRecorder(), r, held); err != nil {
+		t.Fatal(err)
+	}
+	if used := s.bodies.used.Load(); used != int64(len(body)) {
+		t.Fatalf("%d bytes held after decoding a body of %d", used, len(body))
+	}
+	held.release()
+	if used := s.bodies.used.Load(); used != 0 {
+		t.Fatalf("%d bytes held after the release", used)
 	}
 }

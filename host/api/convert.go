@@ -22,15 +22,19 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if hint, ok := s.recent.get(token); ok && s.limiter.has(hint.keyID, hint.perMin) {
-		s.convertEarly(w, r, token, hint)
+	// The body is held against the bound from its first byte until the
+	// answer, while it waits for a slot and is converted.
+	held := &heldBody{ReadCloser: r.Body, b: s.bodies}
+	defer held.release()
+	if hint, ok := s.earlyHint(token); ok {
+		s.convertEarly(w, r, held, token, hint)
 		return
 	}
 	principal, ok := s.authenticate(w, r, token)
 	if !ok || !s.allowRate(w, principal) {
 		return
 	}
-	conv, idemKey, ok := s.readConversion(w, r)
+	conv, idemKey, ok := s.readConversion(w, r, held)
 	if !ok {
 		return
 	}
@@ -52,13 +56,32 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 	s.deliver(w, r, job, res, err)
 }
 
+// earlyHint returns what the last check said about token when its request
+// may take the early path: the key authenticated a moment ago, and the
+// request is now counted against the rate limit its plan had. Counting it
+// here, before the body is read, keeps requests sent at once from taking
+// more slots, queue places and parses than the limit allows. A request over
+// the limit takes the ordinary path, where the checked key's plan refuses it.
+func (s *Server) earlyHint(token string) (recentKey, bool) {
+	hint, ok := s.recent.get(token)
+	if !ok {
+		return recentKey{}, false
+	}
+	allowed, _ := s.limiter.allow(hint.keyID, hint.perMin)
+	return hint, allowed
+}
+
 // convertEarly serves a request whose key authenticated a moment ago: its
 // document is read, parsed and styled while the key is checked again, which
 // takes the check off the request's latency. The key is only a hint here:
-// nothing is charged, stored or answered before it authenticates, and a key
-// that fails is forgotten at once, so a revoked key costs at most one
-// abandoned parse.
-func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, token string, hint recentKey) {
+// nothing is charged, stored or answered before it authenticates. The
+// request has been counted against the rate limit the key's plan had, and a
+// key that fails is forgotten and stops its requests waiting for a slot or
+// parsing at once, so a revoked key costs at most the parses of the requests
+// it sent before the first failed check answered, within its rate limit.
+func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *heldBody, token string, hint recentKey) {
+	keyOK, keyFailed := context.WithCancel(r.Context())
+	defer keyFailed()
 	type authResult struct {
 		principal stage.Principal
 		err       error
@@ -66,6 +89,9 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, token stri
 	authed := make(chan authResult, 1)
 	go func() {
 		p, err := s.checkKey(r.Context(), token)
+		if err != nil {
+			keyFailed()
+		}
 		authed <- authResult{p, err}
 	}()
 	// await answers for the key; a failed check has been answered to the
@@ -76,17 +102,21 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, token stri
 			s.authFailed(w, r, a.err)
 			return stage.Principal{}, false
 		}
+		if a.principal.KeyID == hint.keyID && a.principal.Plan.RateLimitPerMin == hint.perMin {
+			return a.principal, true // counted on the hint already
+		}
+		// The plan changed since the hint: its limit decides.
 		return a.principal, s.allowRate(w, a.principal)
 	}
 
-	conv, idemKey, err := s.decodeConversion(w, r)
+	conv, idemKey, err := s.decodeConversion(w, r, held)
 	if err != nil {
 		if _, ok := await(); ok {
 			s.failRequest(w, r, err)
 		}
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
+	ctx, cancel := context.WithTimeout(keyOK, s.opt.RequestTimeout)
 	defer cancel()
 	release, err := s.admit.enter(ctx)
 	if err != nil {
@@ -147,8 +177,8 @@ func (s *Server) allowRate(w http.ResponseWriter, principal stage.Principal) boo
 
 // readConversion reads and decodes the request body, answering the client
 // itself when it fails.
-func (s *Server) readConversion(w http.ResponseWriter, r *http.Request) (*request.Conversion, string, bool) {
-	conv, idemKey, err := s.decodeConversion(w, r)
+func (s *Server) readConversion(w http.ResponseWriter, r *http.Request, held *heldBody) (*request.Conversion, string, bool) {
+	conv, idemKey, err := s.decodeConversion(w, r, held)
 	if err != nil {
 		s.failRequest(w, r, err)
 		return nil, "", false
@@ -176,11 +206,10 @@ func (s *Server) failRequest(w http.ResponseWriter, r *http.Request, err error) 
 	s.fail(w, r, err)
 }
 
-// decodeConversion reads the body within the input limit and the held-body
-// bound and decodes it, with the Idempotency-Key header.
-func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request) (*request.Conversion, string, error) {
-	held := &heldBody{ReadCloser: r.Body, b: s.bodies}
-	defer func() { s.bodies.give(held.held) }()
+// decodeConversion reads the body through held, within the input limit and
+// the held-body bound, and decodes it, with the Idempotency-Key header. The
+// caller releases held when it has answered.
+func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *heldBody) (*request.Conversion, string, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, held, s.opt.MaxBodyBytes))
 	if err != nil {
 		if isBodiesFull(err) {

@@ -23,6 +23,11 @@ type recentKeys struct {
 	now func() time.Time
 	mu  sync.Mutex
 	m   map[[sha256.Size]byte]recentKey
+	// forgets counts the hints forgotten: a check that began before one
+	// may have been answered before the revocation that the forget
+	// followed, so its answer is not remembered. Keys never seen do not
+	// count, so that a stream of bad keys does not turn the hints off.
+	forgets uint64
 }
 
 // recentKey is what the last check said about a key, as far as a request
@@ -49,11 +54,24 @@ func (k *recentKeys) get(token string) (recentKey, bool) {
 	return e, true
 }
 
-func (k *recentKeys) add(token string, p stage.Principal) {
+// epoch is to be read before a check and passed to add with its answer.
+func (k *recentKeys) epoch() uint64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.forgets
+}
+
+// add remembers a successful check of token that began at epoch, unless a
+// key has been forgotten since: the hints are only an optimisation, and an
+// answer older than a failed check must not outlive it.
+func (k *recentKeys) add(token string, p stage.Principal, epoch uint64) {
 	h := sha256.Sum256([]byte(token))
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.forgets != epoch {
+		return
+	}
 	if len(k.m) >= maxRecents {
 		for key, e := range k.m {
 			if !now.Before(e.until) {
@@ -71,5 +89,8 @@ func (k *recentKeys) forget(token string) {
 	h := sha256.Sum256([]byte(token))
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	delete(k.m, h)
+	if _, ok := k.m[h]; ok {
+		delete(k.m, h)
+		k.forgets++
+	}
 }
