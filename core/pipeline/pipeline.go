@@ -86,10 +86,12 @@ func New(observe Observer) *Pipeline {
 	return &Pipeline{observe: observe}
 }
 
-// errAbandoned cancels the parse and style of a request that does not go
+// ErrAbandoned cancels the parse and style of a request that does not go
 // ahead (its credits could not be reserved, its key failed, it replays);
-// calls cut short by it are not observed, since the stages did not fail.
-var errAbandoned = errors.New("abandoned")
+// calls cut short by it are not observed, since the stages did not fail. A
+// caller that cancels a preparation's context for such a reason gives it
+// as the cause.
+var ErrAbandoned = errors.New("abandoned")
 
 // Preparation is a parse and style under way (see Start).
 type Preparation struct {
@@ -112,7 +114,7 @@ func (p *Pipeline) Start(ctx context.Context, st Stages, job Job) *Preparation {
 // Abandon stops the preparation and waits for it, so that no stage call
 // outlives the request.
 func (pp *Preparation) Abandon() {
-	pp.abandon(errAbandoned)
+	pp.abandon(ErrAbandoned)
 	pp.wait()
 }
 
@@ -359,7 +361,7 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 func (p *Pipeline) call(ctx context.Context, name string, fn func() error) error {
 	start := time.Now()
 	err := fn()
-	if err == nil || !errors.Is(context.Cause(ctx), errAbandoned) {
+	if err == nil || !errors.Is(context.Cause(ctx), ErrAbandoned) {
 		p.observe(name, time.Since(start), err)
 	}
 	return err

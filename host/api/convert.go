@@ -80,8 +80,8 @@ func (s *Server) earlyHint(token string) (recentKey, bool) {
 // parsing at once, so a revoked key costs at most the parses of the requests
 // it sent before the first failed check answered, within its rate limit.
 func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *heldBody, token string, hint recentKey) {
-	keyOK, keyFailed := context.WithCancel(r.Context())
-	defer keyFailed()
+	keyOK, keyFailed := context.WithCancelCause(r.Context())
+	defer keyFailed(nil)
 	type authResult struct {
 		principal stage.Principal
 		err       error
@@ -90,7 +90,7 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *held
 	go func() {
 		p, err := s.checkKey(r.Context(), token)
 		if err != nil {
-			keyFailed()
+			keyFailed(pipeline.ErrAbandoned) // stops the wait for a slot and the parse
 		}
 		authed <- authResult{p, err}
 	}()
