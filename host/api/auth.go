@@ -47,22 +47,24 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, token stri
 }
 
 // checkKey asks the auth stage who token belongs to, and remembers the
-// answer as a hint for the key's next requests (see convertEarly).
+// answer as a hint for the key's next requests (see convertEarly). A key
+// the stage refuses is forgotten; a check that could not be made (the
+// stage down, the client gone) says nothing about the key.
 func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, error) {
 	c, err := s.client(ctx, stage.NameAuth)
 	if err != nil {
-		s.recent.forget(token)
 		return stage.Principal{}, err
 	}
-	epoch := s.recent.epoch()
-	start := time.Now()
+	began, start := s.recent.now(), time.Now()
 	resp, err := c.Authenticate(ctx, &stage.AuthenticateRequest{Token: token})
 	s.metrics.ObserveStage(stage.NameAuth, s.stages.Plugin(stage.NameAuth), time.Since(start), err)
 	if err != nil {
-		s.recent.forget(token)
+		if stage.CodeOf(err) == stage.CodeUnauthenticated {
+			s.recent.forget(token)
+		}
 		return stage.Principal{}, err
 	}
-	s.recent.add(token, resp.Principal, epoch)
+	s.recent.add(token, resp.Principal, began)
 	return resp.Principal, nil
 }
 
@@ -106,8 +108,30 @@ func (l *limiter) allow(keyID string, perMin int64) (bool, int) {
 	return l.allowRate(keyID, rate.Limit(float64(perMin)/60), int(perMin))
 }
 
+// allowEarly is allow for a request counted before its key is checked, at
+// the limit the key's plan had when it was last checked. A bucket the key
+// already has is taken from as it stands, whatever limit it was made for:
+// the hint may be older than the plan that made the bucket, and making a
+// new one would refill it. It returns the limit the request was counted at
+// (0: none).
+func (l *limiter) allowEarly(keyID string, perMin int64) (int64, bool) {
+	if perMin <= 0 {
+		return 0, true
+	}
+	ok, _, burst := l.take(keyID, rate.Limit(float64(perMin)/60), int(perMin), true)
+	return int64(burst), ok
+}
+
 // allowRate is allow for any refill rate (per second) and burst.
 func (l *limiter) allowRate(key string, every rate.Limit, burst int) (bool, int) {
+	ok, retry, _ := l.take(key, every, burst, false)
+	return ok, retry
+}
+
+// take takes a request from key's bucket, made anew for every and burst
+// unless it exists and keep is set; it returns whether there was one, if
+// not in how many seconds there will be, and the bucket's burst.
+func (l *limiter) take(key string, every rate.Limit, burst int, keep bool) (bool, int, int) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -120,7 +144,7 @@ func (l *limiter) allowRate(key string, every rate.Limit, burst int) (bool, int)
 		l.sweep = now
 	}
 	b := l.buckets[key]
-	if b == nil || b.every != every || b.burst != burst {
+	if b == nil || !keep && (b.every != every || b.burst != burst) {
 		b = &bucket{lim: rate.NewLimiter(every, burst), every: every, burst: burst}
 		l.buckets[key] = b
 	}
@@ -128,7 +152,7 @@ func (l *limiter) allowRate(key string, every rate.Limit, burst int) (bool, int)
 	res := b.lim.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
-		return false, int(math.Ceil(d.Seconds()))
+		return false, int(math.Ceil(d.Seconds())), b.burst
 	}
-	return true, 0
+	return true, 0, b.burst
 }

@@ -26,8 +26,8 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 	// answer, while it waits for a slot and is converted.
 	held := &heldBody{ReadCloser: r.Body, b: s.bodies}
 	defer held.release()
-	if hint, ok := s.earlyHint(token); ok {
-		s.convertEarly(w, r, held, token, hint)
+	if hint, counted, ok := s.earlyHint(token); ok {
+		s.convertEarly(w, r, held, token, hint, counted)
 		return
 	}
 	principal, ok := s.authenticate(w, r, token)
@@ -58,28 +58,30 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 
 // earlyHint returns what the last check said about token when its request
 // may take the early path: the key authenticated a moment ago, and the
-// request is now counted against the rate limit its plan had. Counting it
-// here, before the body is read, keeps requests sent at once from taking
-// more slots, queue places and parses than the limit allows. A request over
-// the limit takes the ordinary path, where the checked key's plan refuses it.
-func (s *Server) earlyHint(token string) (recentKey, bool) {
+// request is now counted against its rate limit (at the limit returned).
+// Counting it here, before the body is read, keeps requests sent at once
+// from taking more slots, queue places and parses than the limit allows. A
+// request over the limit takes the ordinary path, where the checked key's
+// plan refuses it.
+func (s *Server) earlyHint(token string) (recentKey, int64, bool) {
 	hint, ok := s.recent.get(token)
 	if !ok {
-		return recentKey{}, false
+		return recentKey{}, 0, false
 	}
-	allowed, _ := s.limiter.allow(hint.keyID, hint.perMin)
-	return hint, allowed
+	counted, allowed := s.limiter.allowEarly(hint.keyID, hint.perMin)
+	return hint, counted, allowed
 }
 
 // convertEarly serves a request whose key authenticated a moment ago: its
 // document is read, parsed and styled while the key is checked again, which
 // takes the check off the request's latency. The key is only a hint here:
 // nothing is charged, stored or answered before it authenticates. The
-// request has been counted against the rate limit the key's plan had, and a
-// key that fails is forgotten and stops its requests waiting for a slot or
-// parsing at once, so a revoked key costs at most the parses of the requests
-// it sent before the first failed check answered, within its rate limit.
-func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *heldBody, token string, hint recentKey) {
+// request has been counted against the key's rate limit (at the limit
+// counted); when its check fails, the request stops waiting for a slot and
+// parsing at once, and the key is forgotten, so a revoked key costs at most
+// the parses of the requests it sent before a failed check answered, within
+// its rate limit.
+func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *heldBody, token string, hint recentKey, counted int64) {
 	keyOK, keyFailed := context.WithCancelCause(r.Context())
 	defer keyFailed(nil)
 	type authResult struct {
@@ -98,14 +100,15 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *held
 	// client when it returns false.
 	await := func() (stage.Principal, bool) {
 		a := <-authed
-		if a.err != nil { // checkKey has forgotten the key
+		if a.err != nil { // checkKey has forgotten a refused key
 			s.authFailed(w, r, a.err)
 			return stage.Principal{}, false
 		}
-		if a.principal.KeyID == hint.keyID && a.principal.Plan.RateLimitPerMin == hint.perMin {
-			return a.principal, true // counted on the hint already
+		if a.principal.KeyID == hint.keyID && a.principal.Plan.RateLimitPerMin == counted {
+			return a.principal, true // counted at this limit already
 		}
-		// The plan changed since the hint: its limit decides.
+		// The plan changed since the key's bucket was made: its limit
+		// decides, on a bucket made for it.
 		return a.principal, s.allowRate(w, a.principal)
 	}
 

@@ -23,11 +23,10 @@ type recentKeys struct {
 	now func() time.Time
 	mu  sync.Mutex
 	m   map[[sha256.Size]byte]recentKey
-	// forgets counts the hints forgotten: a check that began before one
-	// may have been answered before the revocation that the forget
-	// followed, so its answer is not remembered. Keys never seen do not
-	// count, so that a stream of bad keys does not turn the hints off.
-	forgets uint64
+	// forgotten holds when each key was last forgotten: a check that
+	// began before may have been answered before the revocation that the
+	// forget followed, so its answer is not remembered.
+	forgotten map[[sha256.Size]byte]time.Time
 }
 
 // recentKey is what the last check said about a key, as far as a request
@@ -40,7 +39,7 @@ type recentKey struct {
 }
 
 func newRecentKeys(now func() time.Time) *recentKeys {
-	return &recentKeys{now: now, m: make(map[[sha256.Size]byte]recentKey)}
+	return &recentKeys{now: now, m: make(map[[sha256.Size]byte]recentKey), forgotten: make(map[[sha256.Size]byte]time.Time)}
 }
 
 func (k *recentKeys) get(token string) (recentKey, bool) {
@@ -54,22 +53,15 @@ func (k *recentKeys) get(token string) (recentKey, bool) {
 	return e, true
 }
 
-// epoch is to be read before a check and passed to add with its answer.
-func (k *recentKeys) epoch() uint64 {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.forgets
-}
-
-// add remembers a successful check of token that began at epoch, unless a
-// key has been forgotten since: the hints are only an optimisation, and an
-// answer older than a failed check must not outlive it.
-func (k *recentKeys) add(token string, p stage.Principal, epoch uint64) {
+// add remembers a successful check of token that began at began, unless
+// the key has been forgotten since: an answer older than a failed check
+// must not outlive it.
+func (k *recentKeys) add(token string, p stage.Principal, began time.Time) {
 	h := sha256.Sum256([]byte(token))
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.forgets != epoch {
+	if t, ok := k.forgotten[h]; ok && !t.Before(began) {
 		return
 	}
 	if len(k.m) >= maxRecents {
@@ -85,12 +77,23 @@ func (k *recentKeys) add(token string, p stage.Principal, epoch uint64) {
 	k.m[h] = recentKey{until: now.Add(recentTTL), keyID: p.KeyID, perMin: p.Plan.RateLimitPerMin, watermark: p.Plan.Watermark}
 }
 
+// forget drops token's hint after its check failed, and keeps the time so
+// that checks still under way do not bring it back.
 func (k *recentKeys) forget(token string) {
 	h := sha256.Sum256([]byte(token))
+	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if _, ok := k.m[h]; ok {
-		delete(k.m, h)
-		k.forgets++
+	delete(k.m, h)
+	if len(k.forgotten) >= maxRecents {
+		for key, t := range k.forgotten {
+			if now.Sub(t) >= recentTTL {
+				delete(k.forgotten, key)
+			}
+		}
+		if len(k.forgotten) >= maxRecents {
+			clear(k.forgotten) // a flood of bad keys: the hints are only an optimisation
+		}
 	}
+	k.forgotten[h] = now
 }
