@@ -152,9 +152,15 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		return p.produce(ctx, st, job, pr)
 	}
 
+	if err := ctx.Err(); err != nil {
+		prep.Abandon()
+		return nil, err // the client has gone: nothing to reserve for
+	}
 	var reserve *stage.ReserveResponse
+	mctx, mcancel := meterContext(ctx)
+	defer mcancel()
 	err = p.call(ctx, stage.NameMeter, func() (e error) {
-		reserve, e = st.Meter.Reserve(ctx, &stage.ReserveRequest{
+		reserve, e = st.Meter.Reserve(mctx, &stage.ReserveRequest{
 			UserID: job.Principal.UserID, Credits: job.Credits,
 			IdempotencyKey: job.IdempotencyKey, RequestHash: job.RequestHash,
 		})
@@ -173,7 +179,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 			return
 		}
 		// The client may be gone; the refund must still happen.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		rctx, cancel := meterContext(ctx)
 		defer cancel()
 		reason := "failed"
 		if err != nil {
@@ -193,9 +199,14 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	if err != nil {
 		return nil, err
 	}
+	if err = ctx.Err(); err != nil {
+		return nil, err // the client has gone: it gets no PDF, so no charge
+	}
 	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
+	cctx, ccancel := meterContext(ctx)
+	defer ccancel()
 	err = p.call(ctx, stage.NameMeter, func() error {
-		_, e := st.Meter.Commit(ctx, &stage.CommitRequest{ReservationID: reserve.ReservationID, Result: string(record)})
+		_, e := st.Meter.Commit(cctx, &stage.CommitRequest{ReservationID: reserve.ReservationID, Result: string(record)})
 		return e
 	})
 	if err != nil {
@@ -203,6 +214,20 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	}
 	committed = true
 	return res, nil
+}
+
+// meterTimeout bounds one call of the meter made on a context of its own.
+const meterTimeout = 10 * time.Second
+
+// meterContext is the context of a call of the meter: once made, the call
+// runs to its end even if the client leaves or the request's deadline
+// passes. Cut short, its reply could be lost after the store acted on it,
+// leaving a reservation the host cannot name (held until it expires, and
+// retries of its Idempotency-Key answered "in progress" meanwhile) or a
+// charge the client is told was refunded. Whether to make the call is
+// decided on the request's context before.
+func meterContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), meterTimeout)
 }
 
 // prepared is a parsed and styled document, or why it is not.

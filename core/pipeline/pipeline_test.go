@@ -22,7 +22,7 @@ type fakes struct {
 	reserveErr error
 	parseErr   error
 	// hooks, when set, run inside the call before it answers.
-	onReserve, onParse, onStyle func(ctx context.Context) error
+	onReserve, onParse, onStyle, onCommit func(ctx context.Context) error
 	renderErr                   error
 	pdf                         []byte
 	replay                      *stage.Replay
@@ -77,9 +77,12 @@ func (f *fakes) Reserve(ctx context.Context, r *stage.ReserveRequest) (*stage.Re
 	}
 	return &stage.ReserveResponse{ReservationID: "r1", Replay: f.replay}, nil
 }
-func (f *fakes) Commit(_ context.Context, r *stage.CommitRequest) (*stage.CommitResponse, error) {
+func (f *fakes) Commit(ctx context.Context, r *stage.CommitRequest) (*stage.CommitResponse, error) {
 	f.record("commit")
 	f.committed = r.Result
+	if err := f.hook(f.onCommit, ctx); err != nil {
+		return nil, err
+	}
 	return &stage.CommitResponse{}, nil
 }
 func (f *fakes) Refund(ctx context.Context, r *stage.RefundRequest) (*stage.RefundResponse, error) {
@@ -195,11 +198,63 @@ func TestRefundSurvivesCanceledRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakes{renderErr: stage.Errorf(stage.CodeInternal, "x")}
 	f.pdf = nil
-	cancel()
+	f.onReserve = func(context.Context) error { cancel(); return nil } // the client leaves
 	_, _ = New(nil).Run(ctx, stagesOf(f), Job{})
 	last := f.calls[len(f.calls)-1]
 	if !strings.HasPrefix(last, "refund") {
 		t.Fatalf("no refund: %v", f.calls)
+	}
+}
+
+// A request whose client has left before its credits are reserved makes
+// no reservation.
+func TestNoReservationForAGoneClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f := &fakes{}
+	if _, err := New(nil).Run(ctx, stagesOf(f), Job{}); err == nil {
+		t.Fatal("a request whose client left succeeded")
+	}
+	if strings.Contains(f.called(), "reserve") {
+		t.Fatalf("calls %q", f.called())
+	}
+}
+
+// lostReply is what a gRPC call cut short by its context answers after the
+// store has acted: the context's error.
+func lostReply(cancel context.CancelFunc) func(context.Context) error {
+	return func(ctx context.Context) error {
+		cancel()
+		return ctx.Err()
+	}
+}
+
+// The client leaving while credits are reserved does not lose the
+// reservation's name: the call runs to its end and the reservation is
+// refunded at once, not held until it expires.
+func TestReservationOutlivesTheClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakes{onReserve: lostReply(cancel)}
+	if _, err := New(nil).Run(ctx, stagesOf(f), Job{}); err == nil {
+		t.Fatal("a request whose client left succeeded")
+	}
+	if got := f.called(); !strings.Contains(got, "reserve") || !strings.Contains(got, "refund:") {
+		t.Fatalf("calls %q: the reservation was not refunded", got)
+	}
+}
+
+// The client leaving while the charge is committed does not turn a made
+// charge into an error that says nothing was charged: the call runs to its
+// end and the conversion is delivered as charged.
+func TestCommitOutlivesTheClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakes{onCommit: lostReply(cancel)}
+	res, err := New(nil).Run(ctx, stagesOf(f), Job{})
+	if err != nil || res == nil {
+		t.Fatalf("charged conversion answered %v", err)
+	}
+	if got := f.called(); strings.Contains(got, "refund") {
+		t.Fatalf("calls %q: a committed charge was refunded", got)
 	}
 }
 
