@@ -23,14 +23,14 @@ type fakes struct {
 	parseErr   error
 	// hooks, when set, run inside the call before it answers.
 	onReserve, onParse, onStyle, onCommit func(ctx context.Context) error
-	renderErr                   error
-	pdf                         []byte
-	replay                      *stage.Replay
-	committed                   string
-	stored                      []byte
-	lastRender                  *stage.RenderRequest
-	lastParse                   *stage.ParseRequest
-	lastStyle                   *stage.StyleRequest
+	renderErr                             error
+	pdf                                   []byte
+	replay                                *stage.Replay
+	committed                             string
+	stored                                []byte
+	lastRender                            *stage.RenderRequest
+	lastParse                             *stage.ParseRequest
+	lastStyle                             *stage.StyleRequest
 }
 
 func (f *fakes) record(call string) {
