@@ -48,7 +48,7 @@ func (s *store) Reserve(ctx context.Context, p ReserveParams) (Reservation, *Rep
 			}
 		}
 		res = Reservation{ID: newID("res_"), UserID: a.ID, Credits: p.Credits, Balance: a.Credits, CreatedAt: now}
-		return s.recordReservation(ctx, q, res, p)
+		return s.recordReservation(ctx, q, res, p, a.LastReset)
 	})
 	switch {
 	case errors.Is(err, errReplay):
@@ -118,14 +118,15 @@ func (s *store) reserveLocked(ctx context.Context, q querier, p ReserveParams, n
 		return Reservation{}, nil, s.outOfCredits(a, p.Credits)
 	}
 	res := Reservation{ID: newID("res_"), UserID: a.ID, Credits: p.Credits, Balance: a.Credits - p.Credits, CreatedAt: now}
-	return res, nil, s.recordReservation(ctx, q, res, p)
+	return res, nil, s.recordReservation(ctx, q, res, p, a.LastReset)
 }
 
-// recordReservation writes a deduction's reservation and ledger entry.
-func (s *store) recordReservation(ctx context.Context, q querier, res Reservation, p ReserveParams) error {
-	if err := q.execLater(ctx, "insert reservation", `INSERT INTO reservations (id, user_id, credits, state, idem_key, request_hash, created_us)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		res.ID, res.UserID, res.Credits, stateReserved, p.IdempotencyKey, p.RequestHash, res.CreatedAt.UnixMicro()); err != nil {
+// recordReservation writes a deduction's reservation, made under the
+// account's monthly reset of lastReset, and its ledger entry.
+func (s *store) recordReservation(ctx context.Context, q querier, res Reservation, p ReserveParams, lastReset time.Time) error {
+	if err := q.execLater(ctx, "insert reservation", `INSERT INTO reservations (id, user_id, credits, state, idem_key, request_hash, created_us, reset_us)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		res.ID, res.UserID, res.Credits, stateReserved, p.IdempotencyKey, p.RequestHash, res.CreatedAt.UnixMicro(), lastReset.UnixMicro()); err != nil {
 		return err
 	}
 	return addLedger(ctx, q, LedgerEntry{
@@ -139,9 +140,13 @@ func (s *store) recordReservation(ctx context.Context, q querier, res Reservatio
 // request should be charged: no earlier request, or one that was refunded.
 func (s *store) priorRequest(ctx context.Context, q querier, p ReserveParams, now time.Time) (*Replay, error) {
 	var state, hash, result string
+	// The attempt that decides is the committed one, else one in
+	// progress, else the latest refunded: by state, not by time alone,
+	// since attempts stamped by hosts whose clocks differ may be out of
+	// order.
 	err := q.queryRow(ctx, `SELECT state, request_hash, result FROM reservations
 		WHERE user_id = $1 AND idem_key = $2 AND created_us >= $3
-		ORDER BY created_us DESC LIMIT 1`,
+		ORDER BY CASE state WHEN 'committed' THEN 0 WHEN 'reserved' THEN 1 ELSE 2 END, created_us DESC LIMIT 1`,
 		p.UserID, p.IdempotencyKey, now.Add(-idempotencyWindow).UnixMicro()).Scan(&state, &hash, &result)
 	switch {
 	case errors.Is(err, errNoRows):
@@ -200,9 +205,9 @@ func (s *store) refund(ctx context.Context, reservationID, reason string) (bool,
 	var done bool
 	err := s.db.write(ctx, func(q querier) error {
 		var userID string
-		var credits, created int64
-		err := q.queryRow(ctx, `SELECT user_id, credits, created_us FROM reservations WHERE id = $1`,
-			reservationID).Scan(&userID, &credits, &created)
+		var credits, created, reset int64
+		err := q.queryRow(ctx, `SELECT user_id, credits, created_us, reset_us FROM reservations WHERE id = $1`,
+			reservationID).Scan(&userID, &credits, &created, &reset)
 		if errors.Is(err, errNoRows) {
 			return errNoReservation(reservationID)
 		}
@@ -221,8 +226,14 @@ func (s *store) refund(ctx context.Context, reservationID, reason string) (bool,
 		}
 		done = true
 		// A monthly reset since the reservation already restored the
-		// balance; giving the credits back as well would mint money.
-		if fromMicros(created).Before(a.LastReset) {
+		// balance; giving the credits back as well would mint money. The
+		// reset it was made under tells, where two hosts' clocks could
+		// not; reservations from before that was kept go by time.
+		resetSince := reset != a.LastReset.UnixMicro()
+		if reset < 0 {
+			resetSince = fromMicros(created).Before(a.LastReset)
+		}
+		if resetSince {
 			return nil
 		}
 		a.Credits += credits

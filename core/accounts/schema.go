@@ -60,6 +60,13 @@ var migrations = []migration{
 		)`,
 		`CREATE INDEX ledger_user ON ledger (user_id, seq)`,
 	}},
+	// The monthly reset each reservation was made under (last_reset_us of
+	// its account then), so that a refund knows whether a reset has
+	// restored the balance since without comparing two hosts' clocks; -1
+	// for reservations made before this column.
+	{version: 2, stmts: []string{
+		`ALTER TABLE reservations ADD COLUMN reset_us BIGINT NOT NULL DEFAULT -1`,
+	}},
 }
 
 // applyMigrations brings the schema up to date inside the caller's

@@ -29,6 +29,9 @@ func TestStore(t *testing.T) {
 		{"MonthlyReset", testMonthlyReset},
 		{"Idempotency", testIdempotency},
 		{"ConcurrentOpen", testConcurrentOpen},
+		{"ClockSkewRefund", testClockSkewRefund},
+		{"ClockSkewIdempotency", testClockSkewIdempotency},
+		{"RefundOfReservationFromBeforeResetColumn", testRefundWithoutResetColumn},
 	}
 	for _, b := range backends {
 		t.Run(b.driver, func(t *testing.T) {
@@ -640,4 +643,84 @@ func TestOpenConfigured(t *testing.T) {
 	}
 	_, err = OpenConfigured(t.Context(), &stage.ConfigureRequest{Plans: testPlans})
 	wantCode(t, err, stage.CodeInvalid)
+}
+
+// testClockSkewRefund: two hosts whose clocks differ around a monthly
+// reset. The slow host's reservation is stamped before the reset the fast
+// host applied, yet it was made from the new month's balance, so its
+// refund gives the credit back: a failed conversion is not charged.
+func testClockSkewRefund(t *testing.T, b backend) {
+	dsn := b.newDB(t)
+	base := time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
+	fast, slow := newClock(base), newClock(base)
+	sFast := open(t, b, dsn, WithClock(fast.Now))
+	sSlow := open(t, b, dsn, WithClock(slow.Now))
+	a := must[Account](t)(sFast.CreateAccount(t.Context(), "free", ptr[int64](10)))
+	fast.Set(time.Date(2026, 2, 15, 10, 0, 1, 0, time.UTC))
+	slow.Set(time.Date(2026, 2, 15, 10, 0, 0, 500_000_000, time.UTC))
+	must[Account](t)(sFast.Account(t.Context(), a.ID)) // the reset, at 10:00:01 by the fast clock
+	res := must[Reservation](t)(first(sSlow.Reserve(t.Context(), ReserveParams{UserID: a.ID, Credits: 1})))
+	if err := sSlow.Refund(t.Context(), res.ID, "render failed"); err != nil {
+		t.Fatal(err)
+	}
+	if c := must[Account](t)(sFast.Account(t.Context(), a.ID)).Credits; c != 50 {
+		t.Errorf("after a failed conversion in the new month: balance %d, want 50", c)
+	}
+	checkLedger(t, sFast, a.ID)
+}
+
+// testClockSkewIdempotency: attempts of one Idempotency-Key on hosts whose
+// clocks differ are stamped out of order; the committed one still decides,
+// so the next retry is a replay, not a second charge.
+func testClockSkewIdempotency(t *testing.T, b backend) {
+	dsn := b.newDB(t)
+	base := time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
+	fast, slow := newClock(base.Add(time.Second)), newClock(base)
+	sFast := open(t, b, dsn, WithClock(fast.Now))
+	sSlow := open(t, b, dsn, WithClock(slow.Now))
+	a := must[Account](t)(sFast.CreateAccount(t.Context(), "free", ptr[int64](10)))
+	p := ReserveParams{UserID: a.ID, Credits: 1, IdempotencyKey: "K", RequestHash: "H"}
+	r1 := must[Reservation](t)(first(sFast.Reserve(t.Context(), p)))
+	if err := sFast.Refund(t.Context(), r1.ID, "render failed"); err != nil {
+		t.Fatal(err)
+	}
+	fast.Advance(200 * time.Millisecond)
+	slow.Advance(200 * time.Millisecond) // still before r1 by the fast clock
+	r2 := must[Reservation](t)(first(sSlow.Reserve(t.Context(), p)))
+	if err := sSlow.Commit(t.Context(), r2.ID, "file-2"); err != nil {
+		t.Fatal(err)
+	}
+	_, replay, err := sFast.Reserve(t.Context(), p)
+	if err != nil || replay == nil || replay.Result != "file-2" {
+		t.Errorf("third try: replay %+v, err %v; want a replay of file-2", replay, err)
+	}
+	if c := must[Account](t)(sFast.Account(t.Context(), a.ID)).Credits; c != 9 {
+		t.Errorf("balance %d, want 9 (one charge)", c)
+	}
+}
+
+// testRefundWithoutResetColumn: reservations made before the store kept
+// the reset they were made under (reset_us -1 from migration 2) are still
+// refunded by time: one from the month before a reset gives nothing back,
+// one from after it gives its credits back.
+func testRefundWithoutResetColumn(t *testing.T, b backend) {
+	clk := newClock(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))
+	st := open(t, b, b.newDB(t), WithClock(clk.Now), WithReservationTTL(100*24*time.Hour))
+	a := must[Account](t)(st.CreateAccount(t.Context(), "free", ptr[int64](10)))
+	old := must[Reservation](t)(first(st.Reserve(t.Context(), ReserveParams{UserID: a.ID, Credits: 1})))
+	clk.Set(time.Date(2026, 2, 15, 10, 0, 1, 0, time.UTC))
+	must[Account](t)(st.Account(t.Context(), a.ID)) // the reset: 50
+	recent := must[Reservation](t)(first(st.Reserve(t.Context(), ReserveParams{UserID: a.ID, Credits: 1})))
+	if _, err := st.(*store).db.exec(t.Context(), `UPDATE reservations SET reset_us = -1`); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{old.ID, recent.ID} {
+		if err := st.Refund(t.Context(), id, "render failed"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := must[Account](t)(st.Account(t.Context(), a.ID)).Credits; c != 50 {
+		t.Errorf("balance %d, want 50: the new month's credit back, the old month's not", c)
+	}
+	checkLedger(t, st, a.ID)
 }

@@ -89,7 +89,7 @@ func FromStage(err error) *Error {
 	case stage.CodeTooLarge:
 		out = New(http.StatusRequestEntityTooLarge, NameTooLarge, msg)
 	case stage.CodeBusy:
-		out = New(http.StatusTooManyRequests, NameBusy, msg).WithHint("the service is at capacity; retry after the Retry-After delay")
+		out = New(http.StatusTooManyRequests, NameBusy, msg).WithHint("retry after the Retry-After delay")
 		out.RetryAfter = 1
 	case stage.CodeTimeout:
 		out = New(http.StatusInternalServerError, NameTimeout, "rendering took longer than the time allowed").
