@@ -3,9 +3,11 @@ package layout
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
+	imgcolor "image/color"
 	"image/draw"
 	"image/gif"
 	"image/jpeg"
@@ -14,13 +16,18 @@ import (
 	"strings"
 )
 
-// Bounds on embedded images: data: URIs larger than this, or images with
-// more pixels, are shown as their alt text. A decompression bomb is caught
-// by its header before any pixel is decoded.
+// Bounds on embedded images: data: URIs larger than this, images with more
+// pixels, or whose decoding would hold more bytes, are shown as their alt
+// text. A decompression bomb is caught by its header before any pixel is
+// decoded. A progressive JPEG is decoded once per scan over the whole
+// image, and Go's decoder cannot be interrupted, so one with more scans
+// than any encoder writes (libjpeg's default script has 10) is refused too.
 const (
-	maxImageBytes  = 16 << 20
-	maxImagePixels = 40_000_000
-	maxImageSide   = 20_000
+	maxImageBytes   = 16 << 20
+	maxImagePixels  = 40_000_000
+	maxImageSide    = 20_000
+	maxDecodedBytes = 200 << 20
+	maxJPEGScans    = 64
 )
 
 type imageRef struct {
@@ -37,6 +44,9 @@ func (e *engine) loadImage(src string) (imageRef, bool) {
 	}
 	if ref, ok := e.images[src]; ok {
 		return ref, ref.err == nil
+	}
+	if e.ctx.Err() != nil {
+		return imageRef{}, false // out of time: the layout stops at its next check
 	}
 	img, err := decodeDataURI(src)
 	ref := imageRef{err: err}
@@ -102,6 +112,14 @@ func decodeImage(data []byte) (Image, error) {
 		cfg.Width*cfg.Height > maxImagePixels {
 		return Image{}, fmt.Errorf("image of %dx%d pixels refused", cfg.Width, cfg.Height)
 	}
+	if n := decodedBytes(cfg, format, data); n > maxDecodedBytes {
+		return Image{}, fmt.Errorf("image of %dx%d pixels refused: decoding it holds %d MB", cfg.Width, cfg.Height, n>>20)
+	}
+	if format == "jpeg" {
+		if _, scans := jpegScans(data); scans > maxJPEGScans {
+			return Image{}, fmt.Errorf("progressive JPEG of %d scans refused", scans)
+		}
+	}
 	img := Image{Data: data, Width: cfg.Width, Height: cfg.Height}
 	var decoded image.Image
 	switch format {
@@ -134,7 +152,81 @@ func decodeImage(data []byte) (Image, error) {
 }
 
 // fpdfReadsPNG reports whether fpdf embeds the PNG as is: at most 8 bits
-// per sample, not interlaced (IHDR bytes 24 and 28).
+// per sample, not interlaced (IHDR bytes 24 and 28), and no empty chunk
+// before IEND, where fpdf stops reading (a valid PNG may hold an empty IDAT,
+// and fpdf would then embed the image data cut short).
 func fpdfReadsPNG(data []byte) bool {
-	return len(data) > 28 && data[24] <= 8 && data[28] == 0
+	if len(data) <= 28 || data[24] > 8 || data[28] != 0 {
+		return false
+	}
+	for at := 8; at+8 <= len(data); {
+		n := int(binary.BigEndian.Uint32(data[at:]))
+		kind := string(data[at+4 : at+8])
+		if kind == "IEND" {
+			return true
+		}
+		if n == 0 || n > len(data) {
+			return false
+		}
+		at += 12 + n
+	}
+	return false
+}
+
+// decodedBytes is about what decoding the image holds in memory: its
+// pixels as Go decodes them, a copy where the PNG is re-encoded, and a
+// progressive JPEG's coefficients (two bytes a sample) until its last scan.
+func decodedBytes(cfg image.Config, format string, data []byte) int64 {
+	pixels := int64(cfg.Width) * int64(cfg.Height)
+	samples := int64(4)
+	switch cfg.ColorModel {
+	case imgcolor.GrayModel:
+		samples = 1
+	case imgcolor.Gray16Model:
+		samples = 2
+	case imgcolor.RGBA64Model, imgcolor.NRGBA64Model:
+		samples = 8
+	case imgcolor.YCbCrModel:
+		samples = 3
+	}
+	n := pixels * samples
+	switch format {
+	case "png":
+		if !fpdfReadsPNG(data) {
+			n += pixels * 4 // the 8-bit copy
+		}
+	case "jpeg":
+		if progressive, _ := jpegScans(data); progressive {
+			n += pixels * samples * 2
+		}
+	}
+	return n
+}
+
+// jpegScans walks a JPEG's markers: whether it is progressive (SOF2), and
+// how many scans (SOS) it holds.
+func jpegScans(data []byte) (progressive bool, scans int) {
+	at := 2 // after SOI
+	for at+4 <= len(data) {
+		if data[at] != 0xFF {
+			at++
+			continue
+		}
+		marker := data[at+1]
+		switch {
+		case marker == 0xFF || marker == 0x00 || marker >= 0xD0 && marker <= 0xD7:
+			at++ // fill byte, stuffed zero, restart marker
+			continue
+		case marker == 0xD9: // EOI
+			return progressive, scans
+		case marker == 0xC2:
+			progressive = true
+		case marker == 0xDA:
+			scans++
+		}
+		// A segment's length follows its marker; after SOS, the entropy-
+		// coded data runs to the next marker, which the loop finds.
+		at += 2 + int(binary.BigEndian.Uint16(data[at+2:]))
+	}
+	return progressive, scans
 }

@@ -103,6 +103,9 @@ func (p *painter) paint() ([]byte, error) {
 
 	p.registerFonts()
 	for i, img := range doc.Images {
+		if err := p.ctx.Err(); err != nil {
+			return nil, err // each registration inflates the image
+		}
 		pdf.RegisterImageOptionsReader(imageName(i), fpdf.ImageOptions{ImageType: string(img.Type)}, bytes.NewReader(img.Data))
 	}
 	p.links = map[string]int{}
