@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +20,24 @@ type Options struct {
 	Log    *slog.Logger
 	// MaxPages stops a runaway document; 0 means no limit.
 	MaxPages int
+	// maxLines overrides MaxLines, for tests.
+	maxLines int
 }
 
 // ErrTooManyPages is returned when a document needs more than MaxPages.
 var ErrTooManyPages = errors.New("document exceeds the page limit")
+
+// MaxLines bounds the lines a document breaks into, whatever their pages:
+// text in table columns a few points wide breaks into a line per
+// character, and the lines of a whole table are held before any is placed,
+// so a few megabytes of long words in a wide table would otherwise take
+// gigabytes well inside the page limit. Ordinary text runs about 50 lines
+// a page, a table of 64 narrow columns a few thousand.
+const MaxLines = 1_000_000
+
+// ErrTooManyLines is returned when a document breaks into more than
+// MaxLines lines.
+var ErrTooManyLines = errors.New("document exceeds the line limit")
 
 // Limits that keep hostile trees from costing more than their size: past
 // maxDepth containers are no longer recursed into (their text is still
@@ -94,6 +109,8 @@ type engine struct {
 	headings  []int // open heading levels, for outline depth
 	dropped   map[string]bool
 	steps     int
+	lines     int // broken so far
+	maxLines  int
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
@@ -105,7 +122,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	w, h := opt.Page.WidthPt, opt.Page.HeightPt
 	content := Box{X0: th.margins[3], Y0: th.margins[0], X1: w - th.margins[1], Y1: h - th.margins[2]}
 	return &engine{
-		ctx: ctx, th: th, fonts: opt.Fonts, log: log, max: opt.MaxPages,
+		ctx: ctx, th: th, fonts: opt.Fonts, log: log, max: opt.MaxPages, maxLines: cmp.Or(opt.maxLines, MaxLines),
 		doc: &Doc{
 			Width: w, Height: h, Content: content,
 			Anchors:  map[string]Dest{},

@@ -213,6 +213,30 @@ func TestDroppedHTMLLogged(t *testing.T) {
 	}
 }
 
+// TestLineLimit: long words in narrow table columns break into a line per
+// character, all held before the table is placed; the document stops with
+// ErrTooManyLines at the limit rather than growing without bound.
+func TestLineLimit(t *testing.T) {
+	set, err := testFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := strings.Repeat("w", 400)
+	var cells []*stage.Node
+	for range 40 {
+		cells = append(cells, n(stage.KindTableCell, txt(word)))
+	}
+	table := n(stage.KindTable, n(stage.KindTableRow, cells...))
+	opt := Options{Page: a4, Fonts: set, maxLines: 5000}
+	if _, err := Layout(context.Background(), n(stage.KindDocument, table), opt); !errors.Is(err, ErrTooManyLines) {
+		t.Fatalf("40 columns of 400-letter words: %v, want ErrTooManyLines", err)
+	}
+	// The same words in a paragraph fit the same limit easily.
+	if _, err := Layout(context.Background(), n(stage.KindDocument, para(txt(strings.Repeat(word+" ", 40)))), opt); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLists(t *testing.T) {
 	item := func(s string, kv ...string) *stage.Node { return with(n(stage.KindListItem, para(txt(s))), kv...) }
 	innermost := n(stage.KindList, item("innermost"))

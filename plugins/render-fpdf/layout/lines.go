@@ -36,6 +36,10 @@ func (e *engine) breakLines(atoms []atom, width float64, strut *style) []line {
 	cur := line{}
 	x := 0.0
 	finish := func() {
+		if e.lines++; e.lines > e.maxLines {
+			panic(abort{ErrTooManyLines})
+		}
+		e.tick()
 		e.measure(&cur, strut)
 		lines = append(lines, cur)
 		cur = line{}

@@ -187,6 +187,11 @@ func layoutError(err error, maxPages int) error {
 		e := stage.Wrap(stage.CodeTooLarge, err, fmt.Sprintf("document needs more than %d pages", maxPages))
 		e.Details = map[string]string{"limit": fmt.Sprintf("%d pages", maxPages)}
 		return e
+	case errors.Is(err, layout.ErrTooManyLines):
+		e := stage.Wrap(stage.CodeTooLarge, err, fmt.Sprintf("document breaks into more than %d lines; "+
+			"long words in narrow table columns break into a line per character", layout.MaxLines))
+		e.Details = map[string]string{"limit": fmt.Sprintf("%d lines", layout.MaxLines)}
+		return e
 	case errors.Is(err, context.DeadlineExceeded):
 		return stage.Wrap(stage.CodeTimeout, err, "render timed out")
 	case errors.Is(err, context.Canceled):
