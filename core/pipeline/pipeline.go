@@ -355,12 +355,15 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 		return nil, stage.Wrap(stage.CodeInternal, err, "decode replay")
 	}
 	res := &Result{FileID: s.FileID, URL: s.URL, Pages: s.Pages, Replayed: true}
+	// A hosted replay answers the URL, so the file behind it is checked
+	// (its metadata alone) as a binary replay reads it: never a dead URL.
+	length := int64(-1)
 	if job.Hosted {
-		return res, nil
+		length = 0
 	}
 	var body io.ReadCloser
 	if err := p.call(ctx, stage.NameSink, func() error {
-		o, e := st.Sink.Open(ctx, &stage.OpenRequest{ID: s.FileID, Length: -1})
+		o, e := st.Sink.Open(ctx, &stage.OpenRequest{ID: s.FileID, Length: length})
 		if e == nil {
 			body = o.Body
 		}
@@ -375,6 +378,9 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 		return nil, err
 	}
 	defer body.Close()
+	if job.Hosted {
+		return res, nil
+	}
 	pdf, err := io.ReadAll(body)
 	if err != nil {
 		return nil, stage.Wrap(stage.CodeInternal, err, "read replay")

@@ -295,6 +295,21 @@ func TestReplayOfLostResultIsClear(t *testing.T) {
 	}
 }
 
+// A hosted replay checks the file behind its URL, as a binary replay
+// reads it: a replay never hands out a URL whose file has expired.
+func TestHostedReplayOfLostResultIsClear(t *testing.T) {
+	f := &lostSink{fakes: fakes{replay: &stage.Replay{Result: `{"fileId":"gone","url":"https://x/v1/files/gone"}`}}}
+	_, err := New(nil).Run(context.Background(), Stages{Meter: f, Parser: f, Styler: f, Renderer: f, Sink: f}, Job{IdempotencyKey: "k", Hosted: true})
+	if stage.CodeOf(err) != stage.CodeInvalid || !strings.Contains(stage.SafeMessage(err), "new key") {
+		t.Fatalf("err = %v", err)
+	}
+	ok := &fakes{replay: &stage.Replay{Result: `{"fileId":"here","url":"https://x/v1/files/here"}`}}
+	res, err := New(nil).Run(context.Background(), stagesOf(ok), Job{IdempotencyKey: "k", Hosted: true})
+	if err != nil || res.URL != "https://x/v1/files/here" || !strings.Contains(ok.called(), "open") {
+		t.Fatalf("replay of a kept file: %+v, %v, calls %q", res, err, ok.called())
+	}
+}
+
 type lostSink struct{ fakes }
 
 func (l *lostSink) Open(context.Context, *stage.OpenRequest) (*stage.OpenResponse, error) {

@@ -20,6 +20,12 @@ import (
 // The body is streamed from the sink chunk by chunk, never held whole.
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	id := mux.Vars(r)["id"]
+	release, ok := s.downloads.enter(r)
+	if !ok {
+		s.fail(w, r, stage.Errorf(stage.CodeBusy, "too many downloads at once; retry shortly"))
+		return
+	}
+	defer release()
 	c, err := s.client(r.Context(), stage.NameSink)
 	if err != nil {
 		s.fail(w, r, err)
@@ -46,29 +52,32 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ranged && ifRange(r, meta.ETag) {
-		start, n, ok := parseRange(r.Header.Get("Range"), meta.Size)
-		if !ok {
+		start, n, valid, ok := parseRange(r.Header.Get("Range"), meta.Size)
+		switch {
+		case valid && !ok:
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", meta.Size))
 			writeJSON(w, http.StatusRequestedRangeNotSatisfiable, apierr.Body{
 				Error: "the requested range is not satisfiable", Message: "RangeNotSatisfiable",
 				Hint: fmt.Sprintf("the file has %d bytes", meta.Size)})
 			return
-		}
-		part, err := s.open(r, c, id, start, n)
-		if err != nil {
-			s.fail(w, r, err)
+		case valid:
+			part, err := s.open(r, c, id, start, n)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			defer part.Body.Close()
+			setFileHeaders(w, meta)
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, meta.Size))
+			w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+			w.WriteHeader(http.StatusPartialContent)
+			s.stream(w, r, part.Body)
 			return
 		}
-		defer part.Body.Close()
-		setFileHeaders(w, meta)
-		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, meta.Size))
-		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
-		w.WriteHeader(http.StatusPartialContent)
-		s.stream(w, r, part.Body)
-		return
+		// A Range header this server does not read: the whole file.
 	}
 	body := meta.Body
-	if length == 0 && r.Method == http.MethodGet { // a Range that If-Range voided: the whole file
+	if length == 0 && r.Method == http.MethodGet { // a Range voided by If-Range or ignored: the whole file
 		whole, err := s.open(r, c, id, 0, -1)
 		if err != nil {
 			s.fail(w, r, err)
@@ -90,7 +99,13 @@ func setFileHeaders(w http.ResponseWriter, f *stage.OpenResponse) {
 	h := w.Header()
 	h.Set("Content-Type", "application/pdf")
 	h.Set("Accept-Ranges", "bytes")
-	h.Set("Cache-Control", "private, max-age=3600")
+	// Cached no longer than the file lives: a browser must not keep
+	// serving it after it expired.
+	maxAge := time.Hour
+	if !f.ExpiresAt.IsZero() {
+		maxAge = min(maxAge, max(0, time.Until(f.ExpiresAt)))
+	}
+	h.Set("Cache-Control", fmt.Sprintf("private, max-age=%d", int(maxAge.Seconds())))
 	h.Set("X-Content-Type-Options", "nosniff")
 	if f.ETag != "" {
 		h.Set("ETag", f.ETag)
@@ -126,47 +141,78 @@ func (s *Server) open(r *http.Request, c stage.Sink, id string, offset, length i
 	return o, err
 }
 
+// downloadStall is how long a download may wait for its client to take the
+// next piece before it is cut. It replaces the server's write timeout for
+// the whole response, which sized for conversions cut a 50 MB file short
+// for any client slower than ~280 KB/s.
+const downloadStall = time.Minute
+
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader) {
-	if _, err := io.Copy(w, body); err != nil && r.Context().Err() == nil {
-		s.log.Warn("hosted file stream broke", "requestId", requestID(r.Context()), "err", err)
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 64<<10)
+	for {
+		n, rerr := body.Read(buf)
+		if n > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(downloadStall))
+			if _, err := w.Write(buf[:n]); err != nil {
+				if r.Context().Err() == nil {
+					s.log.Warn("hosted file stream broke", "requestId", requestID(r.Context()), "err", err)
+				}
+				return
+			}
+		}
+		if rerr == io.EOF {
+			return
+		}
+		if rerr != nil {
+			if r.Context().Err() == nil {
+				s.log.Warn("hosted file stream broke", "requestId", requestID(r.Context()), "err", rerr)
+			}
+			return
+		}
 	}
 }
 
-// parseRange resolves a single byte range against size. Multiple ranges are
-// not served as multipart; the first one is used.
-func parseRange(h string, size int64) (start, n int64, ok bool) {
-	spec, found := strings.CutPrefix(h, "bytes=")
-	if !found {
-		return 0, 0, false
+// parseRange resolves a Range header against size. valid is false for a
+// header the server ignores, serving the whole file (RFC 9110 14.2): a unit
+// other than bytes, a malformed range, several ranges (not served as
+// multipart). For a single byte range, ok says whether it is satisfiable.
+func parseRange(h string, size int64) (start, n int64, valid, ok bool) {
+	spec, found := strings.CutPrefix(strings.TrimSpace(h), "bytes=")
+	if !found || strings.Contains(spec, ",") {
+		return 0, 0, false, false
 	}
-	spec, _, _ = strings.Cut(spec, ",")
 	a, b, found := strings.Cut(strings.TrimSpace(spec), "-")
 	if !found {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
-	switch {
-	case a == "": // suffix: the last b bytes
+	if a == "" { // suffix: the last b bytes
 		k, err := strconv.ParseInt(b, 10, 64)
-		if err != nil || k <= 0 || size == 0 {
-			return 0, 0, false
+		if err != nil || k < 0 {
+			return 0, 0, false, false
+		}
+		if k == 0 || size == 0 {
+			return 0, 0, true, false
 		}
 		k = min(k, size)
-		return size - k, k, true
-	default:
-		from, err := strconv.ParseInt(a, 10, 64)
-		if err != nil || from < 0 || from >= size {
-			return 0, 0, false
-		}
-		to := size - 1
-		if b != "" {
-			t, err := strconv.ParseInt(b, 10, 64)
-			if err != nil || t < from {
-				return 0, 0, false
-			}
-			to = min(t, size-1)
-		}
-		return from, to - from + 1, true
+		return size - k, k, true, true
 	}
+	from, err := strconv.ParseInt(a, 10, 64)
+	if err != nil || from < 0 {
+		return 0, 0, false, false
+	}
+	to := size - 1
+	if b != "" {
+		t, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || t < from {
+			return 0, 0, false, false
+		}
+		to = min(t, size-1)
+	}
+	if from >= size {
+		return 0, 0, true, false
+	}
+	return from, to - from + 1, true, true
 }
 
 func etagMatch(header, etag string) bool {

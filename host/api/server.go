@@ -43,8 +43,11 @@ type Options struct {
 	RequestTimeout   time.Duration
 	// MaxConcurrent conversions run at once; up to Queue more wait for a
 	// slot, and past that the API answers 429.
-	MaxConcurrent        int
-	Queue                int
+	MaxConcurrent int
+	Queue         int
+	// MaxDownloads hosted files stream at once (8 per client address);
+	// past it the download is answered 429. Default 64.
+	MaxDownloads         int
 	CreditsPerConversion int64
 	WatermarkText        string
 	MinTTL               time.Duration // hosted files live at least this long
@@ -61,16 +64,17 @@ type Options struct {
 
 // Server is the HTTP front of the pipeline.
 type Server struct {
-	opt     Options
-	log     *slog.Logger
-	stages  Stages
-	metrics *metrics.Metrics
-	pipe    *pipeline.Pipeline
-	limiter *limiter
-	recent  *recentKeys
-	admit   *admission
-	bodies  *bodies
-	router  *mux.Router
+	opt       Options
+	log       *slog.Logger
+	stages    Stages
+	metrics   *metrics.Metrics
+	pipe      *pipeline.Pipeline
+	limiter   *limiter
+	recent    *recentKeys
+	admit     *admission
+	bodies    *bodies
+	downloads *downloads
+	router    *mux.Router
 }
 
 // New builds the router.
@@ -84,6 +88,9 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	if opt.MaxConcurrent <= 0 {
 		opt.MaxConcurrent = 2 * runtime.NumCPU()
 	}
+	if opt.MaxDownloads <= 0 {
+		opt.MaxDownloads = 64
+	}
 	if opt.Queue <= 0 {
 		opt.Queue = 128
 	}
@@ -93,7 +100,8 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	opt.MaxHeldBodyBytes = max(opt.MaxHeldBodyBytes, opt.MaxBodyBytes)
 	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now),
 		admit: newAdmission(opt.MaxConcurrent, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes},
-		recent: newRecentKeys(time.Now)}
+		downloads: newDownloads(opt.MaxDownloads),
+		recent:    newRecentKeys(time.Now)}
 	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {
 		m.ObserveStage(name, stages.Plugin(name), d, err)
 	})

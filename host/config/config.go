@@ -265,6 +265,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("config: dashboard.signupPlan %q is not a configured plan", c.Dashboard.SignupPlan)
 		}
 	}
+	if c.Sink.MinTTL < time.Second {
+		// The sink is sent whole seconds: less would reach it as 0 and
+		// fail every output=url request.
+		return fmt.Errorf("config: sink.minTTL %v: want at least 1s (default 7 days)", c.Sink.MinTTL)
+	}
 	if c.Credits.PerConversion < 0 {
 		return fmt.Errorf("config: credits.perConversion must not be negative")
 	}

@@ -241,7 +241,16 @@ func (s *sinkServer) Open(req *pb.OpenRequest, stream grpc.ServerStreamingServer
 	if err := stream.Send(&pb.OpenChunk{Info: info}); err != nil {
 		return err
 	}
-	buf := make([]byte, chunkBytes)
+	// The buffer is no larger than what is asked for: a metadata-only
+	// Open (HEAD, resolving a Range) allocates none.
+	want := resp.Size - req.GetOffset()
+	if l := req.GetLength(); l >= 0 {
+		want = min(want, l)
+	}
+	if want <= 0 {
+		return nil
+	}
+	buf := make([]byte, min(int64(chunkBytes), want))
 	for {
 		n, err := io.ReadFull(resp.Body, buf)
 		if n > 0 {

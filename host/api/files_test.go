@@ -1,0 +1,141 @@
+package api
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// TestParseRange follows RFC 9110 14.2: a single byte range is served or
+// refused as unsatisfiable; any other Range (another unit, a malformed
+// range, several ranges) is ignored and the whole file served.
+func TestParseRange(t *testing.T) {
+	const size = 1000
+	tests := []struct {
+		h         string
+		start, n  int64
+		valid, ok bool
+	}{
+		{"bytes=0-99", 0, 100, true, true},
+		{"bytes=-50", 950, 50, true, true},
+		{"bytes=900-", 900, 100, true, true},
+		{"bytes=990-2000", 990, 10, true, true},
+		{"bytes=-5000", 0, 1000, true, true},
+		{"bytes=1000-", 0, 0, true, false},
+		{"bytes=5000-6000", 0, 0, true, false},
+		{"bytes=-0", 0, 0, true, false},
+		{"items=0-5", 0, 0, false, false},
+		{"bytes=5-3", 0, 0, false, false},
+		{"bytes=abc", 0, 0, false, false},
+		{"bytes=a-b", 0, 0, false, false},
+		{"bytes=99999-,0-1", 0, 0, false, false},
+		{"bytes=0-1,5-6", 0, 0, false, false},
+	}
+	for _, tt := range tests {
+		start, n, valid, ok := parseRange(tt.h, size)
+		if start != tt.start || n != tt.n || valid != tt.valid || ok != tt.ok {
+			t.Errorf("%q: %d+%d valid=%v ok=%v, want %d+%d valid=%v ok=%v", tt.h, start, n, valid, ok, tt.start, tt.n, tt.valid, tt.ok)
+		}
+	}
+}
+
+// TestDownloadPlaces: downloads stream within a bound in all and per
+// client address, and a place is free again once its download ends.
+func TestDownloadPlaces(t *testing.T) {
+	d := newDownloads(10)
+	r := httptest.NewRequest("GET", "/v1/files/x", nil)
+	r.RemoteAddr = "192.0.2.1:1234"
+	var releases []func()
+	for range downloadsPerAddress {
+		rel, ok := d.enter(r)
+		if !ok {
+			t.Fatal("refused within the per-address bound")
+		}
+		releases = append(releases, rel)
+	}
+	if _, ok := d.enter(r); ok {
+		t.Fatal("one address took more than its places")
+	}
+	other := httptest.NewRequest("GET", "/v1/files/x", nil)
+	other.RemoteAddr = "192.0.2.2:1234"
+	for range 10 - downloadsPerAddress {
+		rel, ok := d.enter(other)
+		if !ok {
+			t.Fatal("another address refused within the total")
+		}
+		releases = append(releases, rel)
+	}
+	third := httptest.NewRequest("GET", "/v1/files/x", nil)
+	third.RemoteAddr = "192.0.2.3:1234"
+	if _, ok := d.enter(third); ok {
+		t.Fatal("a download past the total")
+	}
+	releases[0]()
+	if _, ok := d.enter(third); !ok {
+		t.Fatal("a place freed by a finished download is not taken")
+	}
+}
+
+// TestFileCachedNoLongerThanItLives: the Cache-Control max-age of a hosted
+// file ends when the file expires.
+func TestFileCachedNoLongerThanItLives(t *testing.T) {
+	for _, tt := range []struct {
+		left time.Duration
+		want string
+	}{
+		{10 * time.Minute, "max-age=59"}, // 599 or 600
+		{48 * time.Hour, "max-age=3600"},
+		{-time.Minute, "max-age=0"},
+	} {
+		w := httptest.NewRecorder()
+		setFileHeaders(w, &stage.OpenResponse{ExpiresAt: time.Now().Add(tt.left)})
+		if got := w.Header().Get("Cache-Control"); !strings.Contains(got, tt.want) {
+			t.Errorf("%v left: Cache-Control %q, want %s", tt.left, got, tt.want)
+		}
+	}
+}
+
+// slowBody yields n pieces of 64 KiB, one every gap.
+type slowBody struct {
+	n   int
+	gap time.Duration
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if b.n == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(b.gap)
+	b.n--
+	return copy(p, make([]byte, 64<<10)), nil
+}
+
+// TestDownloadOutlivesWriteTimeout: a download runs as long as its client
+// keeps taking it, past the server's write timeout (sized for
+// conversions), which would otherwise cut a slow client's file short.
+func TestDownloadOutlivesWriteTimeout(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(8*64<<10))
+		s.stream(w, r, &slowBody{n: 8, gap: 100 * time.Millisecond})
+	}))
+	srv.Config.WriteTimeout = 300 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || n != 8*64<<10 {
+		t.Fatalf("read %d bytes of %d: %v", n, 8*64<<10, err)
+	}
+}
