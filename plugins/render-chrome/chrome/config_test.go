@@ -17,7 +17,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		}
 		if c.Tabs != runtime.NumCPU() || c.Queue != 128 || time.Duration(c.RenderTimeout) != 60*time.Second ||
 			c.RecycleAfter != 500 || c.JavaScript || c.AllowRemote || c.RemoteMaxBytes != 10<<20 ||
-			time.Duration(c.RemoteTimeout) != 10*time.Second || c.MaxPages != 10000 {
+			time.Duration(c.RemoteTimeout) != 10*time.Second || c.MaxPages != 10000 || c.MaxBrowserMemoryMB != 1536 {
 			t.Fatalf("ParseConfig(%q) = %+v", raw, c)
 		}
 	}

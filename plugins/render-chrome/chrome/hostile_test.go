@@ -3,6 +3,7 @@ package chrome
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -173,6 +174,22 @@ func TestScriptsOffByDefault(t *testing.T) {
 			res = render(t, r, doc{body: `<p id="q">CLEAN</p><script>document.getElementById("q").textContent = String(window.leak);</script>`})
 			if text := pdfText(t, res.PDF); strings.Contains(text, "LEAKED") {
 				t.Fatalf("window state leaked between documents:\n%s", text)
+			}
+			if tt.ran {
+				return
+			}
+			// A sandboxed iframe renders in a process of its own, which a
+			// tab's script switch did not reach: its script ran (and could
+			// open popups that spun for the browser's life). Its requests
+			// would bypass the page's gate and meet the blackhole proxy, so
+			// that proxy's count tells whether it ran.
+			before := r.Stats().Escaped
+			render(t, r, doc{body: `<iframe sandbox="allow-scripts allow-popups" srcdoc="<script>for (var i = 0; i < 20; i++) { new Image().src = 'http://192.0.2.1/' + i + '.png' }</script>"></iframe>`})
+			time.Sleep(500 * time.Millisecond)
+			// The browser's own background connections at start (five
+			// here) may land meanwhile; the script makes twenty.
+			if n := r.Stats().Escaped - before; n >= 10 {
+				t.Fatalf("a sandboxed iframe's script ran: %d requests reached the blackhole", n)
 			}
 		})
 	}

@@ -36,7 +36,10 @@ type launchOptions struct {
 	// bareNetwork lets loopback bypass the blackhole proxy, so that tests
 	// can prove the Fetch gate alone keeps documents off loopback servers.
 	bareNetwork bool
-	log         *slog.Logger
+	// javascript lets documents run scripts; off, scripts are off for
+	// the whole browser, not only the tabs the pool opens.
+	javascript bool
+	log        *slog.Logger
 }
 
 // chromeFlags keep the browser off the network and quiet. Fetch
@@ -58,7 +61,10 @@ func chromeFlags(o launchOptions) []chromedp.ExecAllocatorOption {
 		// to loopback before the gate is tested.
 		disable += ",LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests"
 	}
-	return []chromedp.ExecAllocatorOption{
+	flags := []chromedp.ExecAllocatorOption{
+		// chromedp's defaults let pages open popups: tabs the pool never
+		// opened, which would outlive their document.
+		chromedp.Flag("disable-popup-blocking", false),
 		chromedp.Flag("disable-features", disable),
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
@@ -77,6 +83,14 @@ func chromeFlags(o launchOptions) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 	}
+	if !o.javascript {
+		// Emulation.setScriptExecutionDisabled, which each tab also sets,
+		// reaches only the tab's own renderer: a sandboxed iframe runs in
+		// a process of its own and ran scripts (and opened popups that
+		// spun for the browser's life). The setting holds for every frame.
+		flags = append(flags, chromedp.Flag("blink-settings", "scriptEnabled=false"))
+	}
+	return flags
 }
 
 // profilePrefix starts the name of every browser profile directory; the

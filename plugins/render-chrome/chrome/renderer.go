@@ -79,7 +79,7 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 	root, stop := context.WithCancel(context.Background())
 	e := &engine{
 		cfg:      cfg,
-		launchOp: launchOptions{execPath: path, proxyAddr: hole.addr(), bareNetwork: r.opts.bareNetwork, log: r.log},
+		launchOp: launchOptions{execPath: path, proxyAddr: hole.addr(), bareNetwork: r.opts.bareNetwork, javascript: cfg.JavaScript, log: r.log},
 		gate: &gate{
 			allowRemote: cfg.AllowRemote,
 			fetcher:     egress.NewFetcher(r.opts.lookup, r.opts.dial, cfg.RemoteMaxBytes, time.Duration(cfg.RemoteTimeout)),
