@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -27,13 +28,26 @@ var toGRPC = map[stage.Code]codes.Code{
 	stage.CodeUnavailable:     codes.Unavailable,
 }
 
+// causeLog is where an error's cause goes that does not travel.
+var causeLog = sync.OnceValue(Logger)
+
 // toStatus encodes err for the wire. Only the safe message and details of a
-// *stage.Error travel; an internal cause stays in the plugin's log.
+// *stage.Error travel; the cause of an internal or unavailable one (a
+// refused database password, a directory that cannot be written) is logged
+// here, where the host re-levels it into its own log.
 func toStatus(err error) error {
 	if err == nil {
 		return nil
 	}
 	code := stage.CodeOf(err)
+	switch code {
+	case stage.CodeInternal:
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			causeLog().Error("stage call failed", "err", err.Error())
+		}
+	case stage.CodeUnavailable:
+		causeLog().Warn("stage call failed", "err", err.Error())
+	}
 	if code == stage.CodeInternal {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
