@@ -251,6 +251,9 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result, err error) {
 	if err != nil {
 		if isCanceled(err) && r.Context().Err() != nil {
+			if cause := context.Cause(r.Context()); errors.Is(cause, ErrShuttingDown) {
+				s.fail(w, r, cause) // cut by the server, the client still there
+			}
 			return // the client went away; the reservation was refunded
 		}
 		s.fail(w, r, err)

@@ -192,3 +192,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func isCanceled(err error) bool { return errors.Is(err, context.Canceled) }
+
+// ErrShuttingDown is the cause with which a server that is shutting down
+// cancels the requests it gave up waiting for (see http.Server.BaseContext):
+// their clients are told so, and that they were not charged.
+var ErrShuttingDown error = shuttingDown()
+
+func shuttingDown() *apierr.Error {
+	e := apierr.New(http.StatusServiceUnavailable, apierr.NameUnavailable, "the server is shutting down; no credit was charged").
+		WithHint("send the request again")
+	e.RetryAfter = 1
+	return e
+}

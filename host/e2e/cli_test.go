@@ -3,11 +3,15 @@ package e2e
 import (
 	"encoding/json"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mdpress/mdpress/host/internal/pdfcheck"
 )
@@ -72,4 +76,35 @@ func TestRenderCommand(t *testing.T) {
 	if math.Abs(info.WidthPt-612) > 1 || math.Abs(info.HeightPt-1008) > 1 || !strings.Contains(pdfcheck.Text(t, pdf), "Local rendering works.") {
 		t.Fatalf("render output: %+v", info)
 	}
+}
+
+// TestServeOnPortZero: --addr HOST:0 serves on a port the system picks,
+// and the hosted URLs and the log name that port, not 0.
+func TestServeOnPortZero(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "serve", "--addr", "127.0.0.1:0", "--backend", "fpdf",
+		"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+	cmd.Env = cleanEnv()
+	logs := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
+	re := regexp.MustCompile(`msg=serving addr=(127\.0\.0\.1:\d+) publicURL=(\S+)`)
+	var m []string
+	for deadline := time.Now().Add(60 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		m = re.FindStringSubmatch(logs.String())
+	}
+	if m == nil {
+		t.Fatalf("no serving line:\n%s", logs.String())
+	}
+	if strings.HasSuffix(m[1], ":0") || m[2] != "http://"+m[1] {
+		t.Fatalf("serving on %s, public URL %s", m[1], m[2])
+	}
+	resp, err := http.Get("http://" + m[1] + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 }

@@ -39,4 +39,10 @@ func TestDashboardSignup(t *testing.T) {
 	if resp, _ := off.do("POST", "/dashboard/signup", "", nil, nil); resp.StatusCode != 404 && resp.StatusCode != 405 {
 		t.Fatalf("sign-up off: %d", resp.StatusCode)
 	}
+	// The dashboard off takes its sign-up with it, whatever signup says.
+	disabled := false
+	noDashboard := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Dashboard.Enabled = &disabled }))
+	if resp, _ := noDashboard.do("POST", "/dashboard/signup", "", nil, nil); resp.StatusCode != 404 && resp.StatusCode != 405 {
+		t.Fatalf("sign-up with the dashboard off: %d", resp.StatusCode)
+	}
 }

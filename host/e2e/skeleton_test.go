@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -9,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mdpress/mdpress/host/config"
 	"github.com/mdpress/mdpress/host/internal/pdfcheck"
 )
 
@@ -240,3 +244,65 @@ func TestHostedURLAndUserInfo(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestShutdownTimeoutRefunds: conversions still running when the shutdown
+// timeout passes are cut, and each refunds its reservation before the
+// plugins stop: what was charged is what was delivered.
+func TestShutdownTimeoutRefunds(t *testing.T) {
+	if !chromiumAvailable() {
+		t.Skip("needs Chromium for conversions slow enough to outlast the shutdown timeout")
+	}
+	h := startHost(t, withArgs("--backend", "chrome"), writeConfig(t, func(c *config.Config) {
+		c.Server.ShutdownTimeout = 50 * time.Millisecond
+	}))
+	user, key := h.account("pro", 100)
+	md, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "large.md"))
+	if err != nil {
+		md = []byte(strings.Repeat("## Section\n\nSome paragraph text that takes a while to lay out.\n\n", 3000))
+	}
+	const inFlight = 3
+	var wg sync.WaitGroup
+	var delivered atomic.Int64
+	for range inFlight {
+		wg.Go(func() {
+			b, _ := json.Marshal(map[string]string{"markdown": string(md)})
+			req, _ := http.NewRequest("POST", h.URL+"/v1/pdf/markdown", strings.NewReader(string(b)))
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return // cut
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			switch {
+			case err == nil && resp.StatusCode == 200 && bytes.HasPrefix(body, []byte("%PDF-")):
+				delivered.Add(1)
+			case err == nil && resp.StatusCode != 503:
+				t.Errorf("a cut conversion answered %d %.100q, want 503", resp.StatusCode, body)
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond) // the requests are in the pipeline
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	select {
+	case <-h.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("host did not exit within 60s of SIGTERM")
+	}
+	var list []struct {
+		UserID  string `json:"userId"`
+		Credits int64  `json:"credits"`
+	}
+	if err := json.Unmarshal(h.mdpress("accounts", "list", "--json"), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range list {
+		if a.UserID == user && a.Credits != 100-delivered.Load() {
+			t.Fatalf("balance %d after %d of %d delivered: a cut conversion stayed charged", a.Credits, delivered.Load(), inFlight)
+		}
+	}
+	t.Logf("%d of %d delivered before the cut", delivered.Load(), inFlight)
+}

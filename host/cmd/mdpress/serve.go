@@ -56,6 +56,17 @@ func newServe(g *globals) *cobra.Command {
 			if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
 				return fmt.Errorf("data dir: %w", err)
 			}
+			// Listen before anything starts: a port in use is found before
+			// the plugins (and a browser) are launched, and a port of 0
+			// becomes the one bound, which hosted URLs and hints name.
+			ln, err := net.Listen("tcp", c.Server.Addr)
+			if err != nil {
+				return err
+			}
+			defer ln.Close()
+			if _, port, _ := net.SplitHostPort(c.Server.Addr); port == "0" {
+				c.Server.Addr = ln.Addr().String()
+			}
 			ctx := cmd.Context()
 			if devAccount {
 				if err := ensureDevAccount(ctx, c, devPlan, cmd.OutOrStdout()); err != nil {
@@ -87,7 +98,7 @@ func newServe(g *globals) *cobra.Command {
 			if c.DashboardEnabled() {
 				opts.Dashboard = web.Handler()
 			}
-			if c.Dashboard.Signup {
+			if c.DashboardEnabled() && c.Dashboard.Signup {
 				st, err := openStore(ctx, c)
 				if err != nil {
 					return err
@@ -105,12 +116,13 @@ func newServe(g *globals) *cobra.Command {
 			}
 			handler := api.New(opts, log, sup, m)
 
-			ln, err := net.Listen("tcp", c.Server.Addr)
-			if err != nil {
-				return err
-			}
+			// Requests' contexts end when a shutdown gives up on them, so
+			// that each refunds its reservation while the meter still runs.
+			reqCtx, cutRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+			defer cutRequests(nil)
 			srv := &http.Server{
 				Handler:           handler,
+				BaseContext:       func(net.Listener) context.Context { return reqCtx },
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       time.Minute,
 				WriteTimeout:      c.Server.RequestTimeout + time.Minute,
@@ -135,6 +147,15 @@ func newServe(g *globals) *cobra.Command {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Server.ShutdownTimeout)
 			defer cancel()
 			err = srv.Shutdown(sctx)
+			if errors.Is(err, context.DeadlineExceeded) {
+				// Conversions still running are cut; each refunds its
+				// reservation on the way out, which needs the meter, so the
+				// plugins stop only once the handlers have returned.
+				cutRequests(api.ErrShuttingDown)
+				wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+				_ = srv.Shutdown(wctx)
+				wcancel()
+			}
 			cancelRun()
 			sup.Stop()
 			log.Info("stopped")
