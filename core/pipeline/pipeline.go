@@ -29,6 +29,18 @@ type Stages struct {
 	// RendererCaps are the renderer's declared capabilities; they decide
 	// which of HTML and the document tree it is sent.
 	RendererCaps []string
+	// RenderTimeout and SinkTimeout bound one render and one store (the
+	// operator's render.timeout and sink.timeout); 0: the request's
+	// deadline alone.
+	RenderTimeout, SinkTimeout time.Duration
+}
+
+// within is ctx bounded by d as well, when d is set.
+func within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, d)
 }
 
 // Observer is told the outcome of every stage call; the host records it as
@@ -313,8 +325,10 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared)
 		rreq.HTML, rreq.Document.HTML = "", ""
 	}
 	var rendered *stage.RenderResponse
+	rctx, rcancel := within(ctx, st.RenderTimeout)
+	defer rcancel()
 	if err := p.call(ctx, stage.NameRender, func() (e error) {
-		rendered, e = st.Renderer.Render(ctx, rreq)
+		rendered, e = st.Renderer.Render(rctx, rreq)
 		return e
 	}); err != nil {
 		return nil, err
@@ -336,8 +350,10 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared)
 			Details: map[string]string{"size": size}}
 	}
 	var storedFile *stage.StoreResponse
+	sctx, scancel := within(ctx, st.SinkTimeout)
+	defer scancel()
 	if err := p.call(ctx, stage.NameSink, func() (e error) {
-		storedFile, e = st.Sink.Store(ctx, &stage.StoreRequest{
+		storedFile, e = st.Sink.Store(sctx, &stage.StoreRequest{
 			Owner: job.Principal.UserID, Filename: Filename(pr.parsed.Document.Title), PDF: res.PDF, TTL: ttl,
 		})
 		return e

@@ -22,15 +22,15 @@ type fakes struct {
 	reserveErr error
 	parseErr   error
 	// hooks, when set, run inside the call before it answers.
-	onReserve, onParse, onStyle, onCommit func(ctx context.Context) error
-	renderErr                             error
-	pdf                                   []byte
-	replay                                *stage.Replay
-	committed                             string
-	stored                                []byte
-	lastRender                            *stage.RenderRequest
-	lastParse                             *stage.ParseRequest
-	lastStyle                             *stage.StyleRequest
+	onReserve, onParse, onStyle, onCommit, onRender func(ctx context.Context) error
+	renderErr                                       error
+	pdf                                             []byte
+	replay                                          *stage.Replay
+	committed                                       string
+	stored                                          []byte
+	lastRender                                      *stage.RenderRequest
+	lastParse                                       *stage.ParseRequest
+	lastStyle                                       *stage.StyleRequest
 }
 
 func (f *fakes) record(call string) {
@@ -114,9 +114,12 @@ func (f *fakes) Style(ctx context.Context, r *stage.StyleRequest) (*stage.StyleR
 	}
 	return &stage.StyleResponse{HTML: "<html>"}, nil
 }
-func (f *fakes) Render(_ context.Context, r *stage.RenderRequest) (*stage.RenderResponse, error) {
+func (f *fakes) Render(ctx context.Context, r *stage.RenderRequest) (*stage.RenderResponse, error) {
 	f.record("render")
 	f.lastRender = r
+	if err := f.hook(f.onRender, ctx); err != nil {
+		return nil, err
+	}
 	if f.renderErr != nil {
 		return nil, f.renderErr
 	}
@@ -557,5 +560,23 @@ func TestAbandonedPreparation(t *testing.T) {
 	prep.Abandon()
 	if observed := obs.names(); len(observed) != 0 {
 		t.Fatalf("observed %v", observed)
+	}
+}
+
+// The operator's render timeout bounds a render within a longer request
+// deadline, and the reservation is refunded.
+func TestRenderTimeout(t *testing.T) {
+	f := &fakes{onRender: func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }}
+	st := stagesOf(f)
+	st.RenderTimeout = 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	_, err := New(nil).Run(ctx, st, Job{})
+	if stage.CodeOf(err) != stage.CodeTimeout || time.Since(start) > 10*time.Second {
+		t.Fatalf("err %v after %v, want a timeout at the render's bound", err, time.Since(start))
+	}
+	if got := f.called(); !strings.Contains(got, "refund:") {
+		t.Fatalf("calls %q: no refund", got)
 	}
 }

@@ -283,7 +283,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Jo
 }
 
 func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
-	var st pipeline.Stages
+	st := pipeline.Stages{RenderTimeout: s.opt.RenderTimeout, SinkTimeout: s.opt.SinkTimeout}
 	for _, name := range []string{stage.NameMeter, stage.NameParse, stage.NameStyle, stage.NameRender, stage.NameSink} {
 		c, err := s.client(ctx, name)
 		if err != nil {

@@ -41,6 +41,9 @@ type Options struct {
 	MaxHeldBodyBytes int64
 	MaxHostedBytes   int64
 	RequestTimeout   time.Duration
+	// RenderTimeout and SinkTimeout bound one render and one store within
+	// the request (render.timeout, sink.timeout); 0: no bound of their own.
+	RenderTimeout, SinkTimeout time.Duration
 	// MaxConcurrent conversions run at once; up to Queue more wait for a
 	// slot, and past that the API answers 429.
 	MaxConcurrent int

@@ -9,8 +9,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -263,6 +265,20 @@ func (c *Config) Validate() error {
 	if c.Dashboard.Signup {
 		if _, ok := c.Plan(c.Dashboard.SignupPlan); !ok {
 			return fmt.Errorf("config: dashboard.signupPlan %q is not a configured plan", c.Dashboard.SignupPlan)
+		}
+	}
+	// A settings block under a name no stage runs would be ignored
+	// silently (plugins.render-chrom: {allowRemote: true}). The built-in
+	// backends and sinks are always known: a flag or the environment
+	// chooses among them at start.
+	known := map[string]bool{"render-chrome": true, "render-fpdf": true, "sink-disk": true, "sink-s3": true}
+	for _, name := range c.StagePlugins() {
+		known[name] = true
+	}
+	for name := range c.Plugins {
+		if !known[name] {
+			names := slices.Sorted(maps.Keys(known))
+			return fmt.Errorf("config: plugins.%s: no stage runs a plugin of that name (known: %s)", name, strings.Join(names, ", "))
 		}
 	}
 	if c.Sink.MinTTL < time.Second {

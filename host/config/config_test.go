@@ -68,6 +68,7 @@ func TestStrict(t *testing.T) {
 		{"plans:\n  - name: a\naccounts:\n  driver: mysql\n", "mysql"},
 		{"plans:\n  - name: a\nrender:\n  plugin: ../../bin/sh\n", "not a path"},
 		{"plans:\n  - name: a\nsink:\n  minTTL: 500ms\n", "sink.minTTL"},
+		{"plans:\n  - name: a\nplugins:\n  render-chrom:\n    allowRemote: true\n", "plugins.render-chrom"},
 		{"plans:\n  - name: a\nsink:\n  minTTL: -1h\n", "sink.minTTL"},
 	}
 	for _, tt := range tests {

@@ -34,6 +34,16 @@ func TestAccountsCommands(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"planName":"pro"`) || !strings.Contains(string(body), `"currentCredits":75`) {
 		t.Fatalf("after credit and set-plan: %s", body)
 	}
+	// A negative N takes away; written plainly it reads as a flag, and the
+	// error says how to pass it.
+	take := exec.Command(filepath.Join(binDir, "mdpress"), "accounts", "credit", "--data-dir", h.DataDir, user, "-5")
+	if out, err := take.CombinedOutput(); err == nil || !strings.Contains(string(out), "credit USER -- -5") {
+		t.Fatalf("credit USER -5: %v %s", err, out)
+	}
+	take = exec.Command(filepath.Join(binDir, "mdpress"), "accounts", "credit", "--data-dir", h.DataDir, user, "--", "-5")
+	if out, err := take.CombinedOutput(); err != nil || !strings.Contains(string(out), "now has 70 credits") {
+		t.Fatalf("credit USER -- -5: %v %s", err, out)
+	}
 	var second struct{ KeyID, APIKey string }
 	if err := json.Unmarshal(h.mdpress("accounts", "keys", "create", user, "--json"), &second); err != nil || second.APIKey == key {
 		t.Fatalf("keys create: %v", err)

@@ -103,7 +103,7 @@ func newAccounts(g *globals) *cobra.Command {
 	var reason string
 	credit := &cobra.Command{
 		Use:   "credit USER N",
-		Short: "Add N credits to USER's balance (negative N takes away)",
+		Short: "Add N credits to USER's balance (negative N takes away: credit USER -- -5)",
 		Args:  cobra.ExactArgs(2),
 		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			n, err := strconv.ParseInt(args[1], 10, 64)
@@ -119,6 +119,13 @@ func newAccounts(g *globals) *cobra.Command {
 		}),
 	}
 	credit.Flags().StringVar(&reason, "reason", "operator credit", "ledger note")
+	// A negative N reads as a flag to the parser: say how to pass it.
+	credit.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "unknown shorthand flag") {
+			return fmt.Errorf("%w\nto take credits away, put -- before N: mdpress accounts credit USER -- -5", err)
+		}
+		return err
+	})
 
 	setPlan := &cobra.Command{
 		Use:   "set-plan USER PLAN",
