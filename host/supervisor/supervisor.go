@@ -269,19 +269,47 @@ type slot struct {
 	restarts int
 	lastErr  string
 
+	// A relaunch runs without the lock, so that a plugin that hangs at
+	// start holds up neither /readyz nor shutdown: launching is closed
+	// when it ends. After a failed launch the next waits backoff (1 s
+	// doubling to a minute), so a plugin that crashes at start is not
+	// relaunched on every request. stopped refuses relaunches once stop
+	// has begun; a launch under way then kills what it started.
+	launching chan struct{}
+	backoff   time.Duration
+	nextTry   time.Time
+	stopped   bool
+
 	// stat is the process's /proc/<pid>/stat, open for the life of the
 	// process (nil without /proc); statBuf is what running reads it into.
 	stat    *os.File
 	statBuf [256]byte
 }
 
+// launch starts the plugin the first time, before anyone else uses the slot.
 func (sl *slot) launch(ctx context.Context) error {
+	l, err := sl.start(ctx)
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	return sl.launchLocked(ctx)
+	if err != nil {
+		sl.healthy, sl.lastErr = false, err.Error()
+		return err
+	}
+	sl.install(l)
+	return nil
 }
 
-func (sl *slot) launchLocked(ctx context.Context) error {
+// launched is a started, configured and healthy plugin process.
+type launched struct {
+	client *goplugin.Client
+	stub   *sdkplugin.Client
+	info   stage.Info
+}
+
+// start launches, configures and health-checks a process. It holds no
+// lock: a plugin that hangs at start (go-plugin waits up to 15 s for its
+// handshake, Configure up to 30 s) holds up only the requests that need it.
+func (sl *slot) start(ctx context.Context) (launched, error) {
 	cmd := exec.Command(sl.path)
 	// Own process group: a terminal's Ctrl-C reaches the host only, which then
 	// shuts plugins down in order. Parent death: the plugin goes with the host
@@ -297,10 +325,9 @@ func (sl *slot) launchLocked(ctx context.Context) error {
 		Logger:           newHCLogger(sl.log),
 		StartTimeout:     15 * time.Second,
 	})
-	fail := func(err error) error {
+	fail := func(err error) (launched, error) {
 		client.Kill()
-		sl.healthy, sl.lastErr = false, err.Error()
-		return fmt.Errorf("plugin %s (%s stage): %w", sl.spec.Plugin, sl.spec.Stage, err)
+		return launched{}, fmt.Errorf("plugin %s (%s stage): %w", sl.spec.Plugin, sl.spec.Stage, err)
 	}
 	rpc, err := client.Client()
 	if err != nil {
@@ -323,45 +350,109 @@ func (sl *slot) launchLocked(ctx context.Context) error {
 	if err := stub.Health(cctx); err != nil {
 		return fail(fmt.Errorf("health: %w", err))
 	}
-	sl.client, sl.stub, sl.info = client, stub, resp.Info
+	return launched{client: client, stub: stub, info: resp.Info}, nil
+}
+
+// install makes a started process the slot's.
+func (sl *slot) install(l launched) {
+	sl.client, sl.stub, sl.info = l.client, l.stub, l.info
 	sl.healthy, sl.failures, sl.lastErr = true, 0, ""
-	sl.stat, _ = os.Open("/proc/" + strconv.Itoa(pid(client)) + "/stat")
-	sl.log.Info("plugin ready", "stage", sl.spec.Stage, "pid", pid(client), "version", resp.Info.Version, "capabilities", resp.Info.Capabilities)
-	return nil
+	sl.backoff, sl.nextTry = 0, time.Time{}
+	sl.stat, _ = os.Open("/proc/" + strconv.Itoa(pid(l.client)) + "/stat")
+	sl.log.Info("plugin ready", "stage", sl.spec.Stage, "pid", pid(l.client), "version", l.info.Version, "capabilities", l.info.Capabilities)
 }
 
-// live returns the running client, relaunching a dead process first.
+// live returns the running client, relaunching a dead process first (or
+// waiting for the relaunch under way), within ctx. It reports whether it
+// began a relaunch.
 func (sl *slot) live(ctx context.Context) (*sdkplugin.Client, bool, error) {
+	began := false
 	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	if sl.running() {
-		return sl.stub, false, nil
+	for {
+		if sl.stopped {
+			sl.mu.Unlock()
+			return nil, began, stage.Errorf(stage.CodeUnavailable, "a processing stage is unavailable: the host is stopping")
+		}
+		if ch := sl.launching; ch != nil {
+			sl.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return nil, began, stage.Wrap(stage.CodeUnavailable, ctx.Err(), "a processing stage is unavailable: its plugin is starting")
+			}
+			sl.mu.Lock()
+			continue
+		}
+		if sl.running() {
+			stub := sl.stub
+			sl.mu.Unlock()
+			return stub, began, nil
+		}
+		if began || time.Now().Before(sl.nextTry) {
+			err := stage.Errorf(stage.CodeUnavailable, "a processing stage is unavailable")
+			sl.mu.Unlock()
+			return nil, began, err
+		}
+		sl.relaunchLocked("process exited")
+		began = true
 	}
-	if err := sl.relaunchLocked(ctx, "process exited"); err != nil {
-		return nil, false, stage.Wrap(stage.CodeUnavailable, err, "a processing stage is unavailable")
-	}
-	return sl.stub, true, nil
 }
 
-func (sl *slot) relaunchLocked(ctx context.Context, why string) error {
+// relaunchLocked begins a relaunch in the background; the caller holds the
+// lock. A failed one sets the time before the next.
+func (sl *slot) relaunchLocked(why string) {
 	sl.log.Warn("relaunching plugin", "stage", sl.spec.Stage, "reason", why)
 	sl.killLocked()
 	sl.client, sl.stub = nil, nil
 	sl.restarts++
-	return sl.launchLocked(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	sl.launching = done
+	go func() {
+		l, err := sl.start(context.Background())
+		sl.mu.Lock()
+		defer sl.mu.Unlock()
+		defer close(done)
+		sl.launching = nil
+		switch {
+		case err == nil && sl.stopped:
+			l.client.Kill()
+		case err == nil:
+			sl.install(l)
+		default:
+			sl.backoff = min(max(2*sl.backoff, time.Second), time.Minute)
+			sl.nextTry = time.Now().Add(sl.backoff)
+			sl.healthy, sl.lastErr = false, err.Error()
+			sl.log.Error("plugin relaunch failed", "stage", sl.spec.Stage, "retryIn", sl.backoff, "err", err)
+		}
+	}()
 }
 
 // check runs one health check and relaunches when needed; it reports
-// whether it relaunched.
+// whether it began a relaunch. The check itself holds no lock.
 func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
 	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	if !sl.running() {
-		return sl.relaunchLocked(ctx, "process exited") == nil
+	if sl.stopped || sl.launching != nil {
+		sl.mu.Unlock()
+		return false
 	}
+	if !sl.running() {
+		defer sl.mu.Unlock()
+		if time.Now().Before(sl.nextTry) {
+			return false
+		}
+		sl.relaunchLocked("process exited")
+		return true
+	}
+	stub := sl.stub
+	sl.mu.Unlock()
 	hctx, cancel := context.WithTimeout(ctx, timeout)
-	err := sl.stub.Health(hctx)
+	err := stub.Health(hctx)
 	cancel()
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if stub != sl.stub || sl.stopped {
+		return false // relaunched or stopped meanwhile
+	}
 	if err == nil {
 		sl.healthy, sl.failures, sl.lastErr = true, 0, ""
 		return false
@@ -373,7 +464,8 @@ func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
 	sl.healthy, sl.lastErr = false, stage.SafeMessage(err)
 	sl.log.Warn("plugin health check failed", "stage", sl.spec.Stage, "failures", sl.failures, "err", err)
 	if sl.failures >= 3 {
-		return sl.relaunchLocked(ctx, "health checks failing") == nil
+		sl.relaunchLocked("health checks failing")
+		return true
 	}
 	return false
 }
@@ -406,6 +498,10 @@ func (sl *slot) status() Status {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	st := Status{Stage: sl.spec.Stage, Plugin: sl.spec.Plugin, Restarts: sl.restarts, Error: sl.lastErr}
+	if sl.launching != nil {
+		st.Error = "relaunching"
+		return st
+	}
 	if sl.running() {
 		st.Healthy = sl.healthy
 		st.Pid = pid(sl.client)
@@ -415,9 +511,14 @@ func (sl *slot) status() Status {
 	return st
 }
 
+// stop kills the process and refuses relaunches from then on. A launch
+// under way kills what it started when it ends (and the plugin's
+// parent-death signal takes it when the host exits first): stop does not
+// wait for a plugin that hangs at start.
 func (sl *slot) stop() {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
+	sl.stopped = true
 	sl.killLocked()
 }
 

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -133,3 +135,95 @@ func alive(pid int) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// replaceWithScript swaps the plugin binary in dir for a shell script, as
+// an operator's broken build would.
+func replaceWithScript(t *testing.T, dir, script string) {
+	t.Helper()
+	path := filepath.Join(dir, "flaky")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHungRelaunchBlocksNothingElse: a plugin that hangs at start holds up
+// only the requests that need it, each within its own deadline; the
+// status (/readyz) and the shutdown answer at once.
+func TestHungRelaunchBlocksNothingElse(t *testing.T) {
+	dir := buildFlaky(t)
+	t.Setenv("FLAKY_MARKER", filepath.Join(t.TempDir(), "never"))
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+	ctx := context.Background()
+	if err := sup.Start(ctx, []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
+		t.Fatal(err)
+	}
+	pid := sup.Status()[0].Pid
+	replaceWithScript(t, dir, "exec sleep 30")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "process gone", func() bool { return !alive(pid) })
+
+	rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := sup.Client(rctx, stage.NameParse); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("a request during a hung relaunch: %v", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("the request waited %v past its 300 ms deadline", took)
+	}
+	start = time.Now()
+	st := sup.Status()[0]
+	if st.Healthy || time.Since(start) > time.Second {
+		t.Fatalf("status during a hung relaunch: %+v after %v", st, time.Since(start))
+	}
+	start = time.Now()
+	sup.Stop()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("Stop took %v during a hung relaunch", took)
+	}
+}
+
+// TestCrashAtStartBacksOff: a plugin that exits at start is relaunched once
+// per backoff step, not on every request, and every attempt is counted.
+func TestCrashAtStartBacksOff(t *testing.T) {
+	dir := buildFlaky(t)
+	t.Setenv("FLAKY_MARKER", filepath.Join(t.TempDir(), "never"))
+	attempts := filepath.Join(t.TempDir(), "attempts")
+	restarts := 0
+	var mu sync.Mutex
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir,
+		WithRestartHook(func(string) { mu.Lock(); restarts++; mu.Unlock() }))
+	ctx := context.Background()
+	if err := sup.Start(ctx, []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Stop()
+	pid := sup.Status()[0].Pid
+	replaceWithScript(t, dir, "echo x >> "+attempts+"; exit 1")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "process gone", func() bool { return !alive(pid) })
+	for range 20 {
+		if _, err := sup.Client(ctx, stage.NameParse); stage.CodeOf(err) != stage.CodeUnavailable {
+			t.Fatalf("a request while the plugin cannot start: %v", err)
+		}
+	}
+	b, _ := os.ReadFile(attempts)
+	if n := strings.Count(string(b), "x"); n != 1 {
+		t.Fatalf("%d launch attempts for 20 requests within the first backoff, want 1", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if restarts != 1 {
+		t.Fatalf("restart hook called %d times, want 1 (the attempt)", restarts)
+	}
+	if st := sup.Status()[0]; st.Healthy || !strings.Contains(st.Error, "start") {
+		t.Fatalf("status %+v, want the start failure", st)
+	}
+}
