@@ -118,3 +118,23 @@ func TestServeOnPortZero(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestLogSettingsChecked: a mistyped log level or format is an error that
+// says what is allowed, not a silent default.
+func TestLogSettingsChecked(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"--log-level", "verbose"}, "", "want debug, info, warn or error"},
+		{nil, "MDPRESS_LOG_LEVEL=verbose", "want debug, info, warn or error"},
+		{[]string{"--log-format", "xml"}, "", "want text or json"},
+	} {
+		cmd := exec.Command(filepath.Join(binDir, "mdpress"), append(tt.args, "plugins", "list", "--plugin-dir", filepath.Join(binDir, "plugins"))...)
+		cmd.Env = append(cleanEnv(), tt.env)
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%v %s: %v %s", tt.args, tt.env, err, out)
+		}
+	}
+}

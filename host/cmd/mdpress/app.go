@@ -36,24 +36,45 @@ func (g *globals) bind(cmd *cobra.Command) {
 	f.StringVar(&g.logFormat, "log-format", "text", "text or json (env MDPRESS_LOG_FORMAT)")
 }
 
-// level is the log level from the flag, else the environment, else info.
-func (g *globals) level(cmd *cobra.Command) slog.Level {
-	level := g.logLevel
+// levelName and formatName are the log level and format from the flag,
+// else the environment, else the flag's default.
+func (g *globals) levelName(cmd *cobra.Command) string {
 	if v := os.Getenv("MDPRESS_LOG_LEVEL"); v != "" && !cmd.Flags().Changed("log-level") {
-		level = v
+		return v
 	}
+	return g.logLevel
+}
+
+func (g *globals) formatName(cmd *cobra.Command) string {
+	if v := os.Getenv("MDPRESS_LOG_FORMAT"); v != "" && !cmd.Flags().Changed("log-format") {
+		return v
+	}
+	return g.logFormat
+}
+
+// checkLogging refuses a log level or format it does not know.
+func (g *globals) checkLogging(cmd *cobra.Command) error {
 	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+	if err := lvl.UnmarshalText([]byte(g.levelName(cmd))); err != nil {
+		return fmt.Errorf("log level %q (--log-level, MDPRESS_LOG_LEVEL): want debug, info, warn or error", g.levelName(cmd))
+	}
+	if f := g.formatName(cmd); f != "text" && f != "json" {
+		return fmt.Errorf("log format %q (--log-format, MDPRESS_LOG_FORMAT): want text or json", f)
+	}
+	return nil
+}
+
+// level is the log level (checked before any command runs).
+func (g *globals) level(cmd *cobra.Command) slog.Level {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(g.levelName(cmd))); err != nil {
 		lvl = slog.LevelInfo
 	}
 	return lvl
 }
 
 func (g *globals) logger(cmd *cobra.Command) *slog.Logger {
-	format := g.logFormat
-	if v := os.Getenv("MDPRESS_LOG_FORMAT"); v != "" && !cmd.Flags().Changed("log-format") {
-		format = v
-	}
+	format := g.formatName(cmd)
 	opts := &slog.HandlerOptions{Level: g.level(cmd)}
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
