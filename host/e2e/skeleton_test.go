@@ -166,15 +166,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // let the requests reach the pipeline
 	signalled := time.Now()
-	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	select {
-	case <-h.done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("host did not exit within 60s of SIGTERM")
-	}
+	sigtermAndWait(t, h, &wg)
 	if h.exitErr != nil {
 		t.Fatalf("host exit: %v", h.exitErr)
 	}
@@ -283,15 +275,7 @@ func TestShutdownTimeoutRefunds(t *testing.T) {
 		})
 	}
 	time.Sleep(300 * time.Millisecond) // the requests are in the pipeline
-	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	select {
-	case <-h.done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("host did not exit within 60s of SIGTERM")
-	}
+	sigtermAndWait(t, h, &wg)
 	var list []struct {
 		UserID  string `json:"userId"`
 		Credits int64  `json:"credits"`
@@ -305,4 +289,19 @@ func TestShutdownTimeoutRefunds(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d delivered before the cut", delivered.Load(), inFlight)
+}
+
+// sigtermAndWait sends the host SIGTERM and waits for the requests in
+// flight (wg) and for the host to exit.
+func sigtermAndWait(t *testing.T, h *host, wg *sync.WaitGroup) {
+	t.Helper()
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	select {
+	case <-h.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("host did not exit within 60s of SIGTERM")
+	}
 }

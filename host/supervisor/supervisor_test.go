@@ -76,20 +76,36 @@ func TestUnhealthyPluginIsNotReadyThenRelaunched(t *testing.T) {
 	}
 }
 
-func TestDeadProcessRelaunchedOnDemand(t *testing.T) {
+// startFlaky starts a supervisor over the flaky test plugin, healthy, and
+// returns it with the plugin's directory; the caller stops it.
+func startFlaky(t *testing.T, opts ...Option) (*Supervisor, string) {
+	t.Helper()
 	dir := buildFlaky(t)
 	t.Setenv("FLAKY_MARKER", filepath.Join(t.TempDir(), "never"))
-	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
-	ctx := context.Background()
-	if err := sup.Start(ctx, []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir, opts...)
+	if err := sup.Start(context.Background(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
 		t.Fatal(err)
 	}
-	defer sup.Stop()
+	return sup, dir
+}
+
+// killPlugin SIGKILLs the plugin and waits until it is gone; it returns
+// the pid it had.
+func killPlugin(t *testing.T, sup *Supervisor) int {
+	t.Helper()
 	pid := sup.Status()[0].Pid
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "process gone", func() bool { return !alive(pid) })
+	return pid
+}
+
+func TestDeadProcessRelaunchedOnDemand(t *testing.T) {
+	sup, _ := startFlaky(t)
+	defer sup.Stop()
+	ctx := context.Background()
+	pid := killPlugin(t, sup)
 	c, err := sup.Client(ctx, stage.NameParse) // no Run loop: the request itself relaunches
 	if err != nil {
 		t.Fatal(err)
@@ -153,19 +169,10 @@ func replaceWithScript(t *testing.T, dir, script string) {
 // only the requests that need it, each within its own deadline; the
 // status (/readyz) and the shutdown answer at once.
 func TestHungRelaunchBlocksNothingElse(t *testing.T) {
-	dir := buildFlaky(t)
-	t.Setenv("FLAKY_MARKER", filepath.Join(t.TempDir(), "never"))
-	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+	sup, dir := startFlaky(t)
 	ctx := context.Background()
-	if err := sup.Start(ctx, []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
-		t.Fatal(err)
-	}
-	pid := sup.Status()[0].Pid
 	replaceWithScript(t, dir, "exec sleep 30")
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "process gone", func() bool { return !alive(pid) })
+	killPlugin(t, sup)
 
 	rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
@@ -191,24 +198,14 @@ func TestHungRelaunchBlocksNothingElse(t *testing.T) {
 // TestCrashAtStartBacksOff: a plugin that exits at start is relaunched once
 // per backoff step, not on every request, and every attempt is counted.
 func TestCrashAtStartBacksOff(t *testing.T) {
-	dir := buildFlaky(t)
-	t.Setenv("FLAKY_MARKER", filepath.Join(t.TempDir(), "never"))
 	attempts := filepath.Join(t.TempDir(), "attempts")
 	restarts := 0
 	var mu sync.Mutex
-	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir,
-		WithRestartHook(func(string) { mu.Lock(); restarts++; mu.Unlock() }))
-	ctx := context.Background()
-	if err := sup.Start(ctx, []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
-		t.Fatal(err)
-	}
+	sup, dir := startFlaky(t, WithRestartHook(func(string) { mu.Lock(); restarts++; mu.Unlock() }))
 	defer sup.Stop()
-	pid := sup.Status()[0].Pid
+	ctx := context.Background()
 	replaceWithScript(t, dir, "echo x >> "+attempts+"; exit 1")
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "process gone", func() bool { return !alive(pid) })
+	killPlugin(t, sup)
 	for range 20 {
 		if _, err := sup.Client(ctx, stage.NameParse); stage.CodeOf(err) != stage.CodeUnavailable {
 			t.Fatalf("a request while the plugin cannot start: %v", err)
