@@ -137,7 +137,10 @@ func (l *limiter) take(key string, every rate.Limit, burst int, keep bool) (bool
 	defer l.mu.Unlock()
 	if now.Sub(l.sweep) > 10*time.Minute {
 		for k, b := range l.buckets {
-			if now.Sub(b.touched) > 10*time.Minute {
+			// Only a full bucket may go: it is what a new one would be.
+			// Dropping one still refilling would hand back its burst
+			// (sign-ups refill one every 12 minutes).
+			if now.Sub(b.touched) > 10*time.Minute && b.lim.TokensAt(now) >= float64(b.burst) {
 				delete(l.buckets, k)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -135,5 +137,30 @@ func TestEarlyHintAfterPlanChange(t *testing.T) {
 	}
 	if allowed != 1 {
 		t.Fatalf("%d of 50 requests with the old hint went early, want the 1 left in the new plan's bucket", allowed)
+	}
+}
+
+// TestLimiterKeepsRefillingBuckets: a bucket left alone is dropped only
+// once it is full again; dropping it earlier handed back its whole burst
+// (sign-ups: 5 an hour became 30 for a client waiting 10 minutes between
+// bursts).
+func TestLimiterKeepsRefillingBuckets(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	l := newLimiter(func() time.Time { return now })
+	every := rate.Every(12 * time.Minute)
+	for range 5 {
+		if ok, _ := l.allowRate("signup:192.0.2.1", every, 5); !ok {
+			t.Fatal("refused within the burst")
+		}
+	}
+	now = now.Add(10*time.Minute + time.Second)
+	l.allowRate("other", every, 5) // a sweep runs
+	if ok, _ := l.allowRate("signup:192.0.2.1", every, 5); ok {
+		t.Fatal("a bucket 10 minutes into refilling was full again")
+	}
+	now = now.Add(time.Hour)
+	l.allowRate("other", every, 5)
+	if _, kept := l.buckets["signup:192.0.2.1"]; kept {
+		t.Fatal("a full bucket left alone was kept")
 	}
 }

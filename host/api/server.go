@@ -127,13 +127,14 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	r.HandleFunc("/v1/pdf/markdown", s.convert).Methods(http.MethodPost)
 	r.HandleFunc("/v1/user/info", s.userInfo).Methods(http.MethodGet)
 	r.HandleFunc("/v1/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc("/v1/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet)
-	r.HandleFunc("/v1/openapi-action.json", serveJSON(openAPIAction)).Methods(http.MethodGet)
+	// Probes and scrapers may use HEAD (load balancers do).
+	r.HandleFunc("/v1/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/v1/openapi-action.json", serveJSON(openAPIAction)).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	}).Methods(http.MethodGet)
-	r.HandleFunc("/readyz", s.ready).Methods(http.MethodGet)
-	r.Handle("/metrics", m.Handler(opt.MetricsSource)).Methods(http.MethodGet)
+	}).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/readyz", s.ready).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/metrics", m.Handler(opt.MetricsSource)).Methods(http.MethodGet, http.MethodHead)
 	if opt.Signup != nil {
 		r.HandleFunc("/dashboard/signup", s.signup).Methods(http.MethodPost)
 	}

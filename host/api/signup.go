@@ -3,6 +3,7 @@ package api
 import (
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -13,6 +14,12 @@ import (
 // signup creates an account for the dashboard and shows its key once.
 // It is bounded per client address so it cannot mint accounts in bulk.
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
+	if crossSite(r) {
+		// Another site's page posting here would mint accounts from its
+		// visitors' addresses, past the per-address bound.
+		writeError(w, apierr.New(http.StatusForbidden, apierr.NameForbidden, "sign-up is only possible from the dashboard"))
+		return
+	}
 	ip, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		ip = r.RemoteAddr
@@ -31,4 +38,23 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{"userId": user, "apiKey": key})
+}
+
+// crossSite reports whether a browser sent r from another site's page: by
+// Sec-Fetch-Site where the browser sends it, else by an Origin that names
+// another host. Requests without either (curl, scripts) are not a
+// browser's on someone else's behalf.
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return false
+	case "same-site", "cross-site":
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host != r.Host
 }
