@@ -199,3 +199,57 @@ func TestMeasureSmall(t *testing.T) {
 		})
 	}
 }
+
+// TestReusedDefinitionsBounded: a link reference definition is copied into
+// every link that uses it, in the tree and in the HTML. One long
+// definition used often (1 MB of Markdown reaching 300 MB of tree and
+// 300 MB of HTML, 1.3 GB of heap) is refused once the output passes its
+// budget, in either form, having allocated little more than that.
+func TestReusedDefinitionsBounded(t *testing.T) {
+	src := "[a]: /" + strings.Repeat("u", 1<<20) + "\n\n" + strings.Repeat("[a] ", 300) + "\n"
+	p := New(nil)
+	for _, skipHTML := range []bool{true, false} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: src, SkipHTML: skipHTML})
+		runtime.ReadMemStats(&after)
+		if stage.CodeOf(err) != stage.CodeTooLarge || !strings.Contains(stage.SafeMessage(err), "expanded") {
+			t.Fatalf("skipHTML=%v: %v, want too large once expanded", skipHTML, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200<<20 {
+			t.Errorf("skipHTML=%v: allocated %d MB before refusing", skipHTML, alloc>>20)
+		}
+	}
+	// The same definition used a few times, as documents do, is fine.
+	if _, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: "[a]: /" + strings.Repeat("u", 1<<20) + "\n\n[a] [a] [a]\n"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNestedImageAltBounded: an image's alt text is its content as plain
+// text, so images nested in alt text copied it once per level (10 MiB
+// nested 60 deep: 640 MB of tree). Alt text is bounded.
+func TestNestedImageAltBounded(t *testing.T) {
+	src := strings.Repeat("![", 20) + strings.Repeat("a", 200<<10) + strings.Repeat("](b)", 20)
+	resp, err := New(nil).Parse(t.Context(), &stage.ParseRequest{Markdown: src, SkipHTML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(n *stage.Node)
+	images := 0
+	walk = func(n *stage.Node) {
+		if n.Kind == stage.KindImage {
+			images++
+			if len(n.Attrs["alt"]) > maxAlt {
+				t.Fatalf("alt of %d bytes", len(n.Attrs["alt"]))
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(resp.Document.Root)
+	if images == 0 {
+		t.Fatal("no image in the tree")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"sync/atomic"
 
@@ -92,7 +93,13 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	var out bytes.Buffer
 	if !req.SkipHTML { // a tree renderer never reads the HTML
 		out.Grow(len(src) + len(src)/2)
-		if err := p.md.Renderer().Render(&out, src, doc); err != nil {
+		// The HTML copies reused link definitions as the tree does, and
+		// under the same budget.
+		budget := outputBudget(len(src))
+		if err := p.md.Renderer().Render(&limitedWriter{w: &out, left: budget}, src, doc); err != nil {
+			if errors.Is(err, errOutputFull) {
+				return nil, errTooMuchOutput(budget)
+			}
 			return nil, stage.Wrap(stage.CodeInternal, err, "render markdown to html")
 		}
 	}
@@ -118,3 +125,19 @@ func ctxError(err error) error {
 
 var _ stage.Parser = (*Parser)(nil)
 var _ stage.Plugin = (*Parser)(nil)
+
+// limitedWriter fails once more than left bytes are written to it.
+type limitedWriter struct {
+	w    io.Writer
+	left int
+}
+
+var errOutputFull = errors.New("output budget spent")
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if len(p) > l.left {
+		return 0, errOutputFull
+	}
+	l.left -= len(p)
+	return l.w.Write(p)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
@@ -34,6 +35,11 @@ type converter struct {
 	steps    int
 	err      error
 	dec      decoder
+	// bytes counts the text and attribute bytes of the tree: a link
+	// reference definition is copied into every link that uses it, so a
+	// megabyte of destination used 300 times was 300 MB of tree from 1 MB
+	// of Markdown.
+	bytes, maxBytes int
 
 	// open is the last text node created; its text grows in openBuf until
 	// any other node is added, so that merging many adjacent pieces of text
@@ -43,7 +49,7 @@ type converter struct {
 }
 
 func convert(ctx context.Context, doc ast.Node, src []byte, cfg Config) (*stage.Node, error) {
-	c := &converter{ctx: ctx, src: src, maxDepth: cfg.MaxDepth, maxNodes: cfg.MaxNodes, nodes: 1}
+	c := &converter{ctx: ctx, src: src, maxDepth: cfg.MaxDepth, maxNodes: cfg.MaxNodes, nodes: 1, maxBytes: outputBudget(len(src))}
 	root := &stage.Node{Kind: stage.KindDocument}
 	for n := doc.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
 		c.block(root, 0, n)
@@ -69,6 +75,29 @@ func (c *converter) step() bool {
 	return true
 }
 
+// outputBudget bounds the bytes a document of n bytes may produce, as tree
+// text and attributes and as HTML: a few times its size (percent-encoding
+// triples a destination, HTML escaping grows quotes sixfold), and never
+// less than 8 MiB for small documents that reuse a long link.
+func outputBudget(n int) int { return max(8<<20, 6*n) }
+
+// errTooMuchOutput is what a document that would produce more than its
+// output budget fails with.
+func errTooMuchOutput(budget int) error {
+	return &stage.Error{
+		Code:    stage.CodeTooLarge,
+		Message: "document too large once expanded: links reuse long definitions too often",
+		Details: map[string]string{"limit": strconv.Itoa(budget>>20) + " MiB of output"},
+	}
+}
+
+// charge counts n bytes of output against the budget.
+func (c *converter) charge(n int) {
+	if c.bytes += n; c.bytes > c.maxBytes && c.err == nil {
+		c.err = errTooMuchOutput(c.maxBytes)
+	}
+}
+
 // add appends child to parent and returns it.
 func (c *converter) add(parent, child *stage.Node) *stage.Node {
 	c.flush()
@@ -88,6 +117,7 @@ func (c *converter) text(parent *stage.Node, s string) {
 	if s == "" {
 		return
 	}
+	c.charge(len(s))
 	if c.open != nil && len(parent.Children) > 0 && parent.Children[len(parent.Children)-1] == c.open {
 		c.openBuf = append(c.openBuf, s...)
 		return
@@ -334,13 +364,28 @@ func (c *converter) inlineContainer(parent *stage.Node, d int, n ast.Node) {
 			node.Attrs["title"] = c.dec.decode(n.Title)
 		}
 	}
+	for _, v := range node.Attrs {
+		c.charge(len(v))
+	}
+	if c.err != nil {
+		return
+	}
 	c.add(parent, node)
 	c.inlines(node, d+1, n)
 	if node.Kind == stage.KindImage {
 		c.flush()
-		node.Attrs["alt"] = node.PlainText()
+		// Images nested in alt text would copy it once per level.
+		alt := node.PlainText()
+		if len(alt) > maxAlt {
+			alt = strings.ToValidUTF8(alt[:maxAlt], "")
+		}
+		c.charge(len(alt))
+		node.Attrs["alt"] = alt
 	}
 }
+
+// maxAlt bounds an image's alt text, which is its content as plain text.
+const maxAlt = 4 << 10
 
 // flattenInlines appends the leaf inlines under n to parent in document
 // order, dropping every container on the way.
