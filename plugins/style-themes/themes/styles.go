@@ -1,6 +1,13 @@
 package themes
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
+
+// mediaAttr finds a media attribute with a plain value in a style start
+// tag (lower-cased): quoted, without markup characters.
+var mediaAttr = regexp.MustCompile(`\smedia\s*=\s*"([a-z0-9 ,()\-:.]*)"`)
 
 // extractStyles removes every <style> element from an HTML fragment and
 // returns them in document order, with what remains of the fragment. It
@@ -29,12 +36,15 @@ func extractStyles(s string) (styles []string, rest string) {
 		}
 		switch name {
 		case "style":
-			closeEnd, closed := closeTag(lower, end, "style")
-			style := s[i:closeEnd]
-			if !closed {
-				style += "</style>"
+			closeStart, closeEnd := closeTagAt(lower, end, "style")
+			// Written out anew rather than copied: the head it moves to
+			// must get a style element and nothing else, whatever the
+			// start tag held. Only a plain media attribute is kept.
+			open := "<style>"
+			if m := mediaAttr.FindStringSubmatch(lower[i:end]); m != nil {
+				open = `<style media="` + m[1] + `">`
 			}
-			styles = append(styles, style)
+			styles = append(styles, open+s[end:closeStart]+"</style>")
 			if out.Len() == 0 {
 				out.Grow(len(s))
 			}
@@ -73,7 +83,9 @@ func commentEnd(s string, i int) int {
 
 // openTag reads the start tag at lower[i] ("<name ...>") and returns its
 // lower-case name and the index after its ">", or "" when lower[i] does
-// not start a tag.
+// not start a tag. Attributes are read as the HTML tokenizer reads them:
+// an "=" where a name is expected begins a name, not a value, so
+// `<style =" >` ends at its first ">" as it does in a browser.
 func openTag(lower string, i int) (name string, end int) {
 	k := i + 1
 	if k >= len(lower) || lower[k] < 'a' || lower[k] > 'z' {
@@ -83,23 +95,42 @@ func openTag(lower string, i int) (name string, end int) {
 		k++
 	}
 	name = lower[i+1 : k]
-	for k < len(lower) {
-		switch c := lower[k]; {
-		case c == '>':
-			return name, k + 1
-		case c == '=':
+	skipSpace := func() {
+		for k < len(lower) && isSpace(lower[k]) {
 			k++
-			for k < len(lower) && isSpace(lower[k]) {
-				k++
+		}
+	}
+	for k < len(lower) {
+		// Before an attribute name.
+		for k < len(lower) && (isSpace(lower[k]) || lower[k] == '/') {
+			k++
+		}
+		if k >= len(lower) {
+			break
+		}
+		if lower[k] == '>' {
+			return name, k + 1
+		}
+		// The name: its first character may be anything, "=" included.
+		k++
+		for k < len(lower) && !isSpace(lower[k]) && lower[k] != '/' && lower[k] != '>' && lower[k] != '=' {
+			k++
+		}
+		skipSpace()
+		if k >= len(lower) || lower[k] != '=' {
+			continue
+		}
+		k++
+		skipSpace()
+		if k < len(lower) && (lower[k] == '"' || lower[k] == '\'') {
+			q := strings.IndexByte(lower[k+1:], lower[k])
+			if q < 0 {
+				return name, len(lower)
 			}
-			if k < len(lower) && (lower[k] == '"' || lower[k] == '\'') {
-				q := strings.IndexByte(lower[k+1:], lower[k])
-				if q < 0 {
-					return name, len(lower)
-				}
-				k += q + 2
-			}
-		default:
+			k += q + 2
+			continue
+		}
+		for k < len(lower) && !isSpace(lower[k]) && lower[k] != '>' {
 			k++
 		}
 	}
@@ -109,21 +140,29 @@ func openTag(lower string, i int) (name string, end int) {
 // closeTag finds the end tag of a raw-text element named name from index
 // from on and returns the index after it; without one, len and false.
 func closeTag(lower string, from int, name string) (int, bool) {
+	start, end := closeTagAt(lower, from, name)
+	return end, start < len(lower)
+}
+
+// closeTagAt is closeTag returning where the end tag starts as well; both
+// are len(lower) without one.
+func closeTagAt(lower string, from int, name string) (start, end int) {
 	for at := from; at < len(lower); {
 		k := strings.Index(lower[at:], "</"+name)
 		if k < 0 {
 			break
 		}
-		k += at + 2 + len(name)
+		start = at + k
+		k = start + 2 + len(name)
 		if k == len(lower) || isSpace(lower[k]) || lower[k] == '/' || lower[k] == '>' {
 			if gt := strings.IndexByte(lower[k:], '>'); gt >= 0 {
-				return k + gt + 1, true
+				return start, k + gt + 1
 			}
-			return len(lower), true
+			return start, len(lower)
 		}
 		at = k
 	}
-	return len(lower), false
+	return len(lower), len(lower)
 }
 
 func isSpace(c byte) bool {

@@ -15,8 +15,8 @@ func TestExtractStyles(t *testing.T) {
 		{"none", "<p>a</p>", nil, "<p>a</p>"},
 		{"one", "<p>a</p><style>h1{}</style><p>b</p>", []string{"<style>h1{}</style>"}, "<p>a</p><p>b</p>"},
 		{"at the start", "<style>x</style>rest", []string{"<style>x</style>"}, "rest"},
-		{"two in order", "<style>a</style>m<style type=\"text/css\">b</style>", []string{"<style>a</style>", `<style type="text/css">b</style>`}, "m"},
-		{"upper case", "<STYLE Media=print>a</Style >z", []string{"<STYLE Media=print>a</Style >"}, "z"},
+		{"two in order", "<style>a</style>m<style type=\"text/css\">b</style>", []string{"<style>a</style>", "<style>b</style>"}, "m"},
+		{"upper case", "<STYLE Media=print>a</Style >z", []string{"<style>a</style>"}, "z"},
 		{"markup inside is text", "<style>p::after{content:'<b>'}</style>", []string{"<style>p::after{content:'<b>'}</style>"}, ""},
 		{"end tag needs a delimiter", "<style>a</styles></style>z", []string{"<style>a</styles></style>"}, "z"},
 		{"unclosed runs to the end", "<p>a</p><style>h1{color:red}<p>b</p>", []string{"<style>h1{color:red}<p>b</p></style>"}, "<p>a</p>"},
@@ -34,7 +34,14 @@ func TestExtractStyles(t *testing.T) {
 		{"escaped in code", "<pre><code>&lt;style&gt;a&lt;/style&gt;</code></pre>", nil, "<pre><code>&lt;style&gt;a&lt;/style&gt;</code></pre>"},
 		{"plaintext swallows", "<plaintext><style>a</style>", nil, "<plaintext><style>a</style>"},
 		{"lone angle brackets", "a < b > c <3 <style>s</style>", []string{"<style>s</style>"}, "a < b > c <3 "},
-		{"multibyte case", "İ<STYLE>x</STYLE>ß", []string{"<STYLE>x</STYLE>"}, "İß"},
+		{"multibyte case", "İ<STYLE>x</STYLE>ß", []string{"<style>x</style>"}, "İß"},
+		// An "=" where a browser expects an attribute name begins a name:
+		// the tag ends at its first ">", and what the start tag held does
+		// not travel to the head.
+		{"equals before a name", "<style =\" >a{}</style>\"><!--</style>", []string{"<style>a{}</style>"}, "\"><!--</style>"},
+		{"unquoted value with a quote", "<style a=b\">x</style>z", []string{"<style>x</style>"}, "z"},
+		{"plain media kept", `<style media="print" onload="x">a</style>`, []string{`<style media="print">a</style>`}, ""},
+		{"media with markup dropped", `<style media="x'><script>">a</style>`, []string{"<style>a</style>"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
