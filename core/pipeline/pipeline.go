@@ -166,7 +166,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 
 	if err := ctx.Err(); err != nil {
 		prep.Abandon()
-		return nil, err // the client has gone: nothing to reserve for
+		return nil, err // the client has gone, the deadline passed or the server cut it: nothing to reserve for
 	}
 	var reserve *stage.ReserveResponse
 	mctx, mcancel := meterContext(ctx)
@@ -212,7 +212,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		return nil, err
 	}
 	if err = ctx.Err(); err != nil {
-		return nil, err // the client has gone: it gets no PDF, so no charge
+		return nil, err // gone, past its deadline or cut at shutdown: no PDF is delivered, so no charge
 	}
 	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
 	cctx, ccancel := meterContext(ctx)

@@ -78,9 +78,9 @@ func (s *Server) earlyHint(token string) (recentKey, int64, bool) {
 // nothing is charged, stored or answered before it authenticates. The
 // request has been counted against the key's rate limit (at the limit
 // counted); when its check fails, the request stops waiting for a slot and
-// parsing at once, and the key is forgotten, so a revoked key costs at most
-// the parses of the requests it sent before a failed check answered, within
-// its rate limit.
+// parsing at once, and a key the auth stage refuses is forgotten, so a
+// revoked key costs at most the parses of the requests it sent before a
+// failed check answered, within its rate limit.
 func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *heldBody, token string, hint recentKey, counted int64) {
 	keyOK, keyFailed := context.WithCancelCause(r.Context())
 	defer keyFailed(nil)
@@ -250,10 +250,7 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 // deliver answers a finished conversion.
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result, err error) {
 	if err != nil {
-		if isCanceled(err) && r.Context().Err() != nil {
-			if cause := context.Cause(r.Context()); errors.Is(cause, ErrShuttingDown) {
-				s.fail(w, r, cause) // cut by the server, the client still there
-			}
+		if isCanceled(err) && r.Context().Err() != nil && !errors.Is(context.Cause(r.Context()), ErrShuttingDown) {
 			return // the client went away; the reservation was refunded
 		}
 		s.fail(w, r, err)

@@ -28,10 +28,7 @@ func newDownloads(max int) *downloads {
 
 // enter takes a place for r's download, or reports that there is none.
 func (d *downloads) enter(r *http.Request) (release func(), ok bool) {
-	addr, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		addr = r.RemoteAddr
-	}
+	addr := clientAddr(r)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.total >= d.max || d.byAddr[addr] >= downloadsPerAddress {
@@ -47,4 +44,14 @@ func (d *downloads) enter(r *http.Request) (release func(), ok bool) {
 			delete(d.byAddr, addr)
 		}
 	}, true
+}
+
+// clientAddr is the address a request came from, without its port: the
+// unit of the per-address bounds (downloads, sign-ups).
+func clientAddr(r *http.Request) string {
+	addr, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return addr
 }

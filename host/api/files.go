@@ -141,19 +141,37 @@ func (s *Server) open(r *http.Request, c stage.Sink, id string, offset, length i
 	return o, err
 }
 
-// downloadStall is how long a download may wait for its client to take the
-// next piece before it is cut. It replaces the server's write timeout for
-// the whole response, which sized for conversions cut a 50 MB file short
-// for any client slower than ~280 KB/s.
-const downloadStall = time.Minute
+// A download is cut when its client has not taken the next piece for
+// downloadStall, or has taken less than downloadMinRate on average past
+// the first downloadStall. This replaces the server's write timeout for the
+// whole response, which, sized for conversions, cut a 50 MB file short for
+// any client slower than ~280 KB/s; the rate keeps a few slow readers from
+// holding every download place for hours.
+const (
+	downloadStall   = time.Minute
+	downloadMinRate = 16 << 10 // bytes per second
+)
+
+// downloadDeadline is when the write that brings a download started at
+// start to sent bytes must be done: the earlier of the stall bound and
+// the rate's, by which all sent bytes are due.
+func downloadDeadline(start, now time.Time, sent int) time.Time {
+	byRate := start.Add(downloadStall + time.Duration(sent)*time.Second/downloadMinRate)
+	if stall := now.Add(downloadStall); stall.Before(byRate) {
+		return stall
+	}
+	return byRate
+}
 
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader) {
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 64<<10)
+	start, sent := time.Now(), 0
 	for {
 		n, rerr := body.Read(buf)
 		if n > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(downloadStall))
+			sent += n
+			_ = rc.SetWriteDeadline(downloadDeadline(start, time.Now(), sent))
 			if _, err := w.Write(buf[:n]); err != nil {
 				if r.Context().Err() == nil {
 					s.log.Warn("hosted file stream broke", "requestId", requestID(r.Context()), "err", err)

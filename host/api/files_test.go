@@ -139,3 +139,24 @@ func TestDownloadOutlivesWriteTimeout(t *testing.T) {
 		t.Fatalf("read %d bytes of %d: %v", n, 8*64<<10, err)
 	}
 }
+
+// TestDownloadDeadline: a download may pause up to a minute between
+// pieces, and past its first minute must keep 16 KiB/s on average, so a
+// few slow readers cannot hold every download place for hours.
+func TestDownloadDeadline(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	// Early on, a minute from now.
+	if got := downloadDeadline(start, start.Add(time.Second), 64<<10); !got.Equal(start.Add(61 * time.Second)) {
+		t.Errorf("early: %v", got.Sub(start))
+	}
+	// Ten minutes in with 1 MiB sent (1.7 KiB/s): due a minute plus 64 s
+	// after the start, long past: the write fails at once.
+	if got := downloadDeadline(start, start.Add(10*time.Minute), 1<<20); !got.Equal(start.Add(time.Minute + 64*time.Second)) {
+		t.Errorf("slow reader: %v", got.Sub(start))
+	}
+	// 50 MB at a good rate: only the stall bound applies.
+	now := start.Add(10 * time.Minute)
+	if got := downloadDeadline(start, now, 50<<20); !got.Equal(now.Add(time.Minute)) {
+		t.Errorf("fast reader: %v", got.Sub(now))
+	}
+}

@@ -183,8 +183,12 @@ func writeError(w http.ResponseWriter, e *apierr.Error) {
 	writeJSON(w, e.Status, e.Body)
 }
 
-// fail logs the internal cause and writes the safe body.
+// fail logs the internal cause and writes the safe body. A request the
+// server cut at shutdown is told so, wherever it was waiting.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if cause := context.Cause(r.Context()); isCanceled(err) && errors.Is(cause, ErrShuttingDown) {
+		err = cause
+	}
 	e := apierr.FromStage(err)
 	lvl := slog.LevelInfo
 	if e.Status >= 500 {

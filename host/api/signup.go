@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net"
 	"net/http"
 	"net/url"
 	"time"
@@ -20,10 +19,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apierr.New(http.StatusForbidden, apierr.NameForbidden, "sign-up is only possible from the dashboard"))
 		return
 	}
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
+	ip := clientAddr(r)
 	perHour := max(s.opt.SignupsPerHour, 1)
 	if ok, retry := s.limiter.allowRate("signup:"+ip, rate.Every(time.Hour/time.Duration(perHour)), perHour); !ok {
 		e := apierr.New(http.StatusTooManyRequests, apierr.NameRateLimited, "too many sign-ups from this address").

@@ -54,7 +54,7 @@ func New(reg *prometheus.Registry) *Metrics {
 		}, []string{"route"}),
 		pluginRestarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mdpress_plugin_restarts_total",
-			Help: "Plugin processes relaunched after exiting or failing health checks.",
+			Help: "Relaunches of plugin processes begun after they exited or failed health checks, those that then failed to start included.",
 		}, []string{"plugin"}),
 		creditsCharged: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "mdpress_credits_charged_total",
@@ -92,7 +92,7 @@ func (m *Metrics) ObserveHTTP(route string, code int, d time.Duration) {
 	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
 }
 
-// PluginRestarted counts a relaunch.
+// PluginRestarted counts a relaunch attempt.
 func (m *Metrics) PluginRestarted(plugin string) { m.pluginRestarts.WithLabelValues(plugin).Inc() }
 
 // Delivered records a delivered PDF and its charge.

@@ -48,7 +48,9 @@ type Supervisor struct {
 // Option configures a Supervisor.
 type Option func(*Supervisor)
 
-// WithRestartHook is called after a plugin was relaunched.
+// WithRestartHook is called when a relaunch of a plugin begins, whether
+// or not it then starts: a plugin that keeps crashing at start counts each
+// attempt.
 func WithRestartHook(fn func(plugin string)) Option { return func(s *Supervisor) { s.onRestart = fn } }
 
 // WithLogLevel passes the host's log level to the plugins.
@@ -402,12 +404,20 @@ func (sl *slot) live(ctx context.Context) (*sdkplugin.Client, bool, error) {
 // lock. A failed one sets the time before the next.
 func (sl *slot) relaunchLocked(why string) {
 	sl.log.Warn("relaunching plugin", "stage", sl.spec.Stage, "reason", why)
-	sl.killLocked()
-	sl.client, sl.stub = nil, nil
+	// The old process is killed outside the lock too: go-plugin asks it
+	// to shut down and waits up to 2 s, and a wedged one is why it goes.
+	old, oldStat := sl.client, sl.stat
+	sl.client, sl.stub, sl.stat, sl.healthy = nil, nil, nil, false
 	sl.restarts++
 	done := make(chan struct{})
 	sl.launching = done
 	go func() {
+		if old != nil {
+			old.Kill()
+		}
+		if oldStat != nil {
+			_ = oldStat.Close()
+		}
 		l, err := sl.start(context.Background())
 		sl.mu.Lock()
 		defer sl.mu.Unlock()

@@ -40,13 +40,13 @@ func toStatus(err error) error {
 		return nil
 	}
 	code := stage.CodeOf(err)
-	switch code {
-	case stage.CodeInternal:
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		switch code {
+		case stage.CodeInternal:
 			causeLog().Error("stage call failed", "err", err.Error())
+		case stage.CodeUnavailable:
+			causeLog().Warn("stage call failed", "err", err.Error())
 		}
-	case stage.CodeUnavailable:
-		causeLog().Warn("stage call failed", "err", err.Error())
 	}
 	if code == stage.CodeInternal {
 		switch {

@@ -32,6 +32,7 @@ func TestCauseLogged(t *testing.T) {
 	buf.Reset()
 	_ = toStatus(stage.Errorf(stage.CodeInvalid, "bad page size"))
 	_ = toStatus(fmt.Errorf("render: %w", context.Canceled))
+	_ = toStatus(stage.Wrap(stage.CodeUnavailable, fmt.Errorf("%w: tab closed", context.Canceled), "rendering was canceled"))
 	if buf.Len() != 0 {
 		t.Fatalf("logged what needs no operator: %q", buf.String())
 	}

@@ -73,8 +73,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, req *stage.Authenticat
 		return nil, err
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, stage.Wrap(stage.CodeTimeout, err, "the account store did not answer in time")
-	default:
-		a.log.Error("authenticate", "err", err) // the store's errors never hold the key
+	default: // the SDK logs the cause; the store's errors never hold the key
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "the account store is unavailable")
 	}
 	plan, err := a.store.Plan(acct.Plan)

@@ -246,17 +246,17 @@ func (r *Renderer) failure(ctx context.Context, g *generation, err error) error 
 		r.stats.timedOut.Add(1)
 		return stage.Wrap(stage.CodeTimeout, err, "rendering the PDF took longer than allowed")
 	case ctx.Err() != nil:
-		return stage.Wrap(stage.CodeUnavailable, err, "rendering was canceled")
+		// The caller gave up: nothing for the log (the cause carries
+		// the context's error, which the SDK does not log).
+		return stage.Wrap(stage.CodeUnavailable, fmt.Errorf("%w: %w", ctx.Err(), err), "rendering was canceled")
 	case errors.Is(err, errClosed):
 		return stage.Wrap(stage.CodeUnavailable, err, "the renderer is shutting down")
 	case errors.Is(err, errLaunch):
 		return stage.Wrap(stage.CodeUnavailable, err, "the browser could not start; try again")
 	case g != nil && !g.proc.alive():
-		r.log.Warn("render failed: browser gone", "err", err)
-		return stage.Wrap(stage.CodeUnavailable, err, "the browser stopped while rendering; try again")
+		return stage.Wrap(stage.CodeUnavailable, fmt.Errorf("browser gone: %w", err), "the browser stopped while rendering; try again")
 	}
-	r.log.Error("render failed", "err", err)
-	return stage.Wrap(stage.CodeInternal, err, "rendering the PDF failed")
+	return stage.Wrap(stage.CodeInternal, err, "rendering the PDF failed") // logged by the SDK
 }
 
 // Stats returns the renderer's counters.

@@ -112,13 +112,15 @@ func decodeImage(data []byte) (Image, error) {
 		cfg.Width*cfg.Height > maxImagePixels {
 		return Image{}, fmt.Errorf("image of %dx%d pixels refused", cfg.Width, cfg.Height)
 	}
-	if n := decodedBytes(cfg, format, data); n > maxDecodedBytes {
-		return Image{}, fmt.Errorf("image of %dx%d pixels refused: decoding it holds %d MB", cfg.Width, cfg.Height, n>>20)
-	}
+	progressive, scans := false, 0
 	if format == "jpeg" {
-		if _, scans := jpegScans(data); scans > maxJPEGScans {
+		if progressive, scans = jpegScans(data); scans > maxJPEGScans {
 			return Image{}, fmt.Errorf("progressive JPEG of %d scans refused", scans)
 		}
+	}
+	reencode := format == "png" && !fpdfReadsPNG(data)
+	if n := decodedBytes(cfg, reencode, progressive); n > maxDecodedBytes {
+		return Image{}, fmt.Errorf("image of %dx%d pixels refused: decoding it holds %d MB", cfg.Width, cfg.Height, n>>20)
 	}
 	img := Image{Data: data, Width: cfg.Width, Height: cfg.Height}
 	var decoded image.Image
@@ -138,7 +140,7 @@ func decodeImage(data []byte) (Image, error) {
 	if err != nil {
 		return Image{}, fmt.Errorf("decode %s: %w", format, err)
 	}
-	if img.Type == PNG && !fpdfReadsPNG(data) {
+	if reencode {
 		var buf bytes.Buffer
 		rgba := image.NewNRGBA(decoded.Bounds())
 		draw.Draw(rgba, rgba.Bounds(), decoded, decoded.Bounds().Min, draw.Src)
@@ -174,9 +176,9 @@ func fpdfReadsPNG(data []byte) bool {
 }
 
 // decodedBytes is about what decoding the image holds in memory: its
-// pixels as Go decodes them, a copy where the PNG is re-encoded, and a
+// pixels as Go decodes them, a copy where a PNG is re-encoded, and a
 // progressive JPEG's coefficients (two bytes a sample) until its last scan.
-func decodedBytes(cfg image.Config, format string, data []byte) int64 {
+func decodedBytes(cfg image.Config, reencode, progressive bool) int64 {
 	pixels := int64(cfg.Width) * int64(cfg.Height)
 	samples := int64(4)
 	switch cfg.ColorModel {
@@ -190,15 +192,11 @@ func decodedBytes(cfg image.Config, format string, data []byte) int64 {
 		samples = 3
 	}
 	n := pixels * samples
-	switch format {
-	case "png":
-		if !fpdfReadsPNG(data) {
-			n += pixels * 4 // the 8-bit copy
-		}
-	case "jpeg":
-		if progressive, _ := jpegScans(data); progressive {
-			n += pixels * samples * 2
-		}
+	if reencode {
+		n += pixels * 4 // the 8-bit copy
+	}
+	if progressive {
+		n += pixels * samples * 2
 	}
 	return n
 }

@@ -51,7 +51,7 @@ func extractStyles(s string) (styles []string, rest string) {
 			out.WriteString(s[copied:i])
 			copied, i = closeEnd, closeEnd
 		case "script", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "template":
-			i, _ = closeTag(lower, end, name)
+			_, i = closeTagAt(lower, end, name)
 		case "plaintext":
 			i = len(s)
 		default:
@@ -137,15 +137,9 @@ func openTag(lower string, i int) (name string, end int) {
 	return name, len(lower)
 }
 
-// closeTag finds the end tag of a raw-text element named name from index
-// from on and returns the index after it; without one, len and false.
-func closeTag(lower string, from int, name string) (int, bool) {
-	start, end := closeTagAt(lower, from, name)
-	return end, start < len(lower)
-}
-
-// closeTagAt is closeTag returning where the end tag starts as well; both
-// are len(lower) without one.
+// closeTagAt finds the end tag of a raw-text element named name from index
+// from on and returns where it starts and the index after it; both are
+// len(lower) without one.
 func closeTagAt(lower string, from int, name string) (start, end int) {
 	for at := from; at < len(lower); {
 		k := strings.Index(lower[at:], "</"+name)
