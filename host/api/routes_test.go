@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -81,5 +82,20 @@ func TestRoutes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCutAtShutdownAnswered503: a request the server cut at shutdown is
+// told so with 503 wherever it was waiting (a slot, a key check, a
+// plugin), not a 500.
+func TestCutAtShutdownAnswered503(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	ctx, cut := context.WithCancelCause(context.Background())
+	cut(ErrShuttingDown)
+	r := httptest.NewRequest("POST", "/v1/pdf/markdown", nil).WithContext(ctx)
+	w := httptest.NewRecorder()
+	s.fail(w, r, fmt.Errorf("admission: %w", context.Canceled))
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "shutting down") {
+		t.Fatalf("%d %v %s", w.Code, w.Header(), w.Body)
 	}
 }
