@@ -75,6 +75,24 @@ type Result struct {
 	FileID   string
 	URL      string // hosted output; empty URL with a FileID means the host serves it
 	Replayed bool   // an idempotent retry: nothing was charged
+
+	commit func() error // nil: nothing to charge
+}
+
+// Commit charges the credits reserved for the result. Finish leaves this to
+// its caller, which answers the client first: the client has its PDF a
+// meter round trip sooner. The meter call runs to its end even if the
+// client has gone by then. When the charge fails, the credits are
+// refunded and the error returned: the operator then gives away one PDF,
+// and a client is never charged without its PDF having been sent.
+// Committing a replay, a local render or a committed result does nothing.
+func (r *Result) Commit() error {
+	if r == nil || r.commit == nil {
+		return nil
+	}
+	commit := r.commit
+	r.commit = nil
+	return commit()
 }
 
 // stored is what Commit records for idempotent replays.
@@ -139,16 +157,25 @@ func (pp *Preparation) wait() prepared {
 	return *pp.result
 }
 
-// Run converts job with the given stages.
+// Run converts job with the given stages and charges for it.
 func (p *Pipeline) Run(ctx context.Context, st Stages, job Job) (*Result, error) {
-	return p.Finish(ctx, st, job, p.Start(ctx, st, job))
+	res, err := p.Finish(ctx, st, job, p.Start(ctx, st, job))
+	if err != nil {
+		return nil, err
+	}
+	if err := res.Commit(); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Finish converts job, whose document prep is parsing and styling: it
 // reserves the credits meanwhile (parsing and styling read nothing a
 // reservation decides, so the request's latency has the longest of the
-// three in it rather than their sum), then renders, stores and commits.
-// prep is abandoned when the reservation fails or turns out to be a replay.
+// three in it rather than their sum), then renders and stores. The credits
+// stay reserved until the caller commits the result, once it has answered
+// (see Result.Commit); on an error they have been refunded. prep is abandoned when the
+// reservation fails or turns out to be a replay.
 func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Preparation) (res *Result, err error) {
 	if prep.watermark != job.Watermark {
 		// Started on a guess of the plan that turned out wrong.
@@ -171,6 +198,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	var reserve *stage.ReserveResponse
 	mctx, mcancel := meterContext(ctx)
 	defer mcancel()
+	reserved := time.Now()
 	err = p.call(ctx, stage.NameMeter, func() (e error) {
 		reserve, e = st.Meter.Reserve(mctx, &stage.ReserveRequest{
 			UserID: job.Principal.UserID, Credits: job.Credits,
@@ -185,22 +213,22 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		}
 		return p.replay(ctx, st, job, reserve.Replay)
 	}
-	committed := false
-	defer func() {
-		if committed {
-			return
-		}
+	// The reservation was made after the call started: counting from then
+	// errs on the early side.
+	heldUntil := reserved.Add(reserve.Held)
+	refund := func(reason string) {
 		// The client may be gone; the refund must still happen.
 		rctx, cancel := meterContext(ctx)
 		defer cancel()
-		reason := "failed"
-		if err != nil {
-			reason = stage.CodeOf(err).String()
-		}
 		_ = p.call(rctx, stage.NameMeter, func() error {
 			_, e := st.Meter.Refund(rctx, &stage.RefundRequest{ReservationID: reserve.ReservationID, Reason: reason})
 			return e
 		})
+	}
+	defer func() {
+		if err != nil {
+			refund(stage.CodeOf(err).String())
+		}
 	}()
 
 	pr := prep.wait()
@@ -215,18 +243,37 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		return nil, err // gone, past its deadline or cut at shutdown: no PDF is delivered, so no charge
 	}
 	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
-	cctx, ccancel := meterContext(ctx)
-	defer ccancel()
-	err = p.call(ctx, stage.NameMeter, func() error {
-		_, e := st.Meter.Commit(cctx, &stage.CommitRequest{ReservationID: reserve.ReservationID, Result: string(record)})
-		return e
-	})
-	if err != nil {
-		return nil, err
+	charge := func() error {
+		cctx, ccancel := meterContext(ctx)
+		defer ccancel()
+		return p.call(cctx, stage.NameMeter, func() error {
+			_, e := st.Meter.Commit(cctx, &stage.CommitRequest{ReservationID: reserve.ReservationID, Result: string(record)})
+			return e
+		})
 	}
-	committed = true
+	if reserve.Held <= 0 || time.Until(heldUntil) < lateCommitMargin {
+		// A late commit could find the credits already given back by the
+		// meter: charge before the client has the PDF, as a meter that does
+		// not say how long it holds a reservation always is.
+		if err = charge(); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	res.commit = func() error {
+		err := charge()
+		if err != nil {
+			refund(stage.CodeOf(err).String())
+		}
+		return err
+	}
 	return res, nil
 }
+
+// lateCommitMargin is how long a reservation must still be held for its
+// commit to wait until the client has been answered: the meter's timeout
+// and more, for clocks of replicas that disagree.
+const lateCommitMargin = time.Minute
 
 // meterTimeout bounds one call of the meter made on a context of its own.
 const meterTimeout = 10 * time.Second

@@ -26,6 +26,7 @@ type fakes struct {
 	renderErr                                       error
 	pdf                                             []byte
 	replay                                          *stage.Replay
+	held                                            time.Duration // what Reserve says of its reservation
 	committed                                       string
 	stored                                          []byte
 	lastRender                                      *stage.RenderRequest
@@ -75,7 +76,7 @@ func (f *fakes) Reserve(ctx context.Context, r *stage.ReserveRequest) (*stage.Re
 	if f.reserveErr != nil {
 		return nil, f.reserveErr
 	}
-	return &stage.ReserveResponse{ReservationID: "r1", Replay: f.replay}, nil
+	return &stage.ReserveResponse{ReservationID: "r1", Replay: f.replay, Held: f.held}, nil
 }
 func (f *fakes) Commit(ctx context.Context, r *stage.CommitRequest) (*stage.CommitResponse, error) {
 	f.record("commit")
@@ -578,5 +579,92 @@ func TestRenderTimeout(t *testing.T) {
 	}
 	if got := f.called(); !strings.Contains(got, "refund:") {
 		t.Fatalf("calls %q: no refund", got)
+	}
+}
+
+// TestFinishLeavesTheChargeToCommit: Finish renders and stores but charges
+// nothing, so the host can answer first; Commit then charges, once.
+func TestFinishLeavesTheChargeToCommit(t *testing.T) {
+	f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute}
+	p := New(nil)
+	res, err := p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.called(); got != "reserve parse style render" {
+		t.Fatalf("before the commit: calls %q; want nothing charged or refunded yet", got)
+	}
+	for range 2 {
+		if err := res.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := f.called(), "reserve parse style render commit"; got != want {
+		t.Fatalf("calls %q, want %q", got, want)
+	}
+}
+
+// TestLateCommitOutlivesTheClient: the charge of an answered PDF is made
+// even when the client has gone by then, and a charge that fails is
+// refunded.
+func TestLateCommitOutlivesTheClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute}
+	p := New(nil)
+	res, err := p.Finish(ctx, stagesOf(f), Job{}, p.Start(ctx, stagesOf(f), Job{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := res.Commit(); err != nil {
+		t.Fatalf("commit after the client left: %v", err)
+	}
+	if got := f.called(); !strings.HasSuffix(got, "commit") {
+		t.Fatalf("calls %q: the answered PDF was not charged", got)
+	}
+
+	f = &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute, onCommit: func(context.Context) error { return stage.Errorf(stage.CodeUnavailable, "store down") }}
+	res, err = p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Commit(); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("commit: %v, want the meter's error", err)
+	}
+	if got := f.called(); !strings.HasSuffix(got, "commit refund:unavailable") {
+		t.Fatalf("calls %q: a failed charge must be refunded", got)
+	}
+}
+
+// TestCommitFirstNearRelease: when the meter does not say how long it holds
+// the reservation, or holds it too briefly for a late commit to be safe,
+// Finish charges before returning, and a failed charge is an error, so the
+// PDF is never answered uncharged.
+func TestCommitFirstNearRelease(t *testing.T) {
+	for _, held := range []time.Duration{0, 100 * time.Millisecond, 30 * time.Second} {
+		t.Run(held.String(), func(t *testing.T) {
+			f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: held}
+			p := New(nil)
+			res, err := p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := f.called(), "reserve parse style render commit"; got != want {
+				t.Fatalf("calls %q, want %q", got, want)
+			}
+			if err := res.Commit(); err != nil || f.called() != "reserve parse style render commit" {
+				t.Fatalf("a second commit: %v, calls %q", err, f.called())
+			}
+
+			f = &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: held, onCommit: func(context.Context) error {
+				return stage.Errorf(stage.CodeInvalid, "reservation expired")
+			}}
+			if _, err := p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{})); err == nil {
+				t.Fatal("a PDF whose charge failed was returned")
+			}
+			if got := f.called(); !strings.HasSuffix(got, "commit refund:invalid") {
+				t.Fatalf("calls %q", got)
+			}
+		})
 	}
 }

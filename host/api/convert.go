@@ -52,7 +52,7 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	job := s.job(conv, idemKey, principal)
-	res, err := s.pipe.Run(ctx, stages, job)
+	res, err := s.pipe.Finish(ctx, stages, job, s.pipe.Start(ctx, stages, job))
 	s.deliver(w, r, job, res, err)
 }
 
@@ -247,7 +247,8 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 	return conv, idemKey, nil
 }
 
-// deliver answers a finished conversion.
+// deliver answers a finished conversion, then commits its charge: the
+// client does not wait for the meter.
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result, err error) {
 	if err != nil {
 		if isCanceled(err) && r.Context().Err() != nil && !errors.Is(context.Cause(r.Context()), ErrShuttingDown) {
@@ -256,9 +257,21 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Jo
 		s.fail(w, r, err)
 		return
 	}
+	s.answer(w, job, res)
+	if err := res.Commit(); err != nil {
+		// The client has its PDF; the credits went back to the account.
+		s.log.Error("charge after the answer failed", "requestId", requestID(r.Context()), "err", err)
+		return
+	}
 	if !res.Replayed {
 		s.metrics.Delivered(job.Credits, res.Pages, len(res.PDF))
-	} else {
+	}
+}
+
+// answer writes a conversion's result out to the client, so that it has
+// the whole answer before the charge is committed.
+func (s *Server) answer(w http.ResponseWriter, job pipeline.Job, res *pipeline.Result) {
+	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	if job.Hosted {
@@ -267,16 +280,17 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Jo
 			url = s.opt.PublicURL + "/v1/files/" + res.FileID
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"url": url})
-		return
+	} else {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Length", strconv.Itoa(len(res.PDF)))
+		w.Header().Set("Cache-Control", "no-store")
+		if res.Pages > 0 {
+			w.Header().Set("X-Pdf-Pages", strconv.Itoa(res.Pages))
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(res.PDF)
 	}
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Length", strconv.Itoa(len(res.PDF)))
-	w.Header().Set("Cache-Control", "no-store")
-	if res.Pages > 0 {
-		w.Header().Set("X-Pdf-Pages", strconv.Itoa(res.Pages))
-	}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(res.PDF)
+	_ = http.NewResponseController(w).Flush()
 }
 
 func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {

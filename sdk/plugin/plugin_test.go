@@ -197,3 +197,31 @@ func (authOnly) Configure(context.Context, *stage.ConfigureRequest) (*stage.Conf
 }
 func (authOnly) Health(context.Context) error { return nil }
 func (authOnly) Close() error                 { return nil }
+
+// heldMeter answers Reserve with a hold time, the one meter call whose
+// answer decides when the host commits.
+type heldMeter struct{ fakeStages }
+
+func (heldMeter) Reserve(context.Context, *stage.ReserveRequest) (*stage.ReserveResponse, error) {
+	return &stage.ReserveResponse{ReservationID: "r1", Held: 90 * time.Second}, nil
+}
+func (heldMeter) Commit(context.Context, *stage.CommitRequest) (*stage.CommitResponse, error) {
+	return &stage.CommitResponse{}, nil
+}
+func (heldMeter) Refund(context.Context, *stage.RefundRequest) (*stage.RefundResponse, error) {
+	return &stage.RefundResponse{}, nil
+}
+func (heldMeter) Account(context.Context, *stage.AccountRequest) (*stage.AccountResponse, error) {
+	return &stage.AccountResponse{}, nil
+}
+
+func TestReserveCarriesHoldTime(t *testing.T) {
+	c := connect(t, stage.NameMeter, &heldMeter{})
+	r, err := c.Reserve(context.Background(), &stage.ReserveRequest{UserID: "u1", Credits: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ReservationID != "r1" || r.Held != 90*time.Second {
+		t.Fatalf("reserve = %+v, want r1 held 1m30s", r)
+	}
+}

@@ -101,7 +101,7 @@ func (s *meterServer) Reserve(ctx context.Context, req *pb.ReserveRequest) (*pb.
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	out := &pb.ReserveResponse{ReservationId: resp.ReservationID}
+	out := &pb.ReserveResponse{ReservationId: resp.ReservationID, HeldMs: resp.Held.Milliseconds()}
 	if resp.Replay != nil {
 		out.Replay, out.ReplayResult = true, resp.Replay.Result
 	}
@@ -192,7 +192,7 @@ func (s *renderServer) Render(req *pb.RenderRequest, stream grpc.ServerStreaming
 		}
 		data = data[chunkBytes:]
 	}
-	return stream.Send(&pb.RenderChunk{Data: data, Pages: int32(resp.Pages)})
+	return stream.Send(&pb.RenderChunk{Data: data, Pages: int32(resp.Pages), Last: true})
 }
 
 type sinkServer struct {

@@ -127,6 +127,10 @@ type ReserveResponse struct {
 	// Replay is set when IdempotencyKey matched an earlier committed request:
 	// no credit was reserved and the caller returns Replay.Result.
 	Replay *Replay
+	// Held is how long the reservation is held before the meter may give
+	// its credits back unfinished (0: not said). A host with time to spare
+	// before then answers its client before committing.
+	Held time.Duration
 }
 
 // Replay is a stored result of an idempotent request.

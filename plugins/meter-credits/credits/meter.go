@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mdpress/mdpress/core/accounts"
@@ -29,6 +30,8 @@ type Meter struct {
 
 	mu  sync.RWMutex // guards cur against Configure and Close
 	cur *state
+	// held is the configured reservation TTL, which Reserve reports.
+	held atomic.Int64
 }
 
 // state is what one successful Configure set up.
@@ -67,6 +70,7 @@ func (m *Meter) Configure(ctx context.Context, req *stage.ConfigureRequest) (*st
 	m.mu.Lock()
 	old := m.cur
 	m.cur = s
+	m.held.Store(int64(cfg.ReservationTTL))
 	m.mu.Unlock()
 	old.shutdown()
 	m.log.Info("meter-credits configured", "reservationTTL", cfg.ReservationTTL.String(),
@@ -122,7 +126,7 @@ func (m *Meter) Reserve(ctx context.Context, req *stage.ReserveRequest) (*stage.
 		if err != nil {
 			return err
 		}
-		resp = &stage.ReserveResponse{ReservationID: res.ID}
+		resp = &stage.ReserveResponse{ReservationID: res.ID, Held: time.Duration(m.held.Load())}
 		if replay != nil {
 			resp.Replay = &stage.Replay{Result: replay.Result}
 		}

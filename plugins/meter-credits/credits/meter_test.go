@@ -98,6 +98,11 @@ func TestMeter(t *testing.T) {
 			if err != nil || r1.ReservationID == "" || r1.Replay != nil {
 				t.Fatalf("reserve: %+v, %v", r1, err)
 			}
+			// The host answers before committing only when it knows the
+			// reservation outlasts the commit.
+			if r1.Held != accounts.DefaultReservationTTL {
+				t.Errorf("reservation held %v, want the configured %v", r1.Held, accounts.DefaultReservationTTL)
+			}
 			if got := balance(); got != 2 {
 				t.Errorf("balance after reserve: %d, want 2", got)
 			}

@@ -95,6 +95,9 @@ type ReserveResponse struct {
 	ReservationId string                 `protobuf:"bytes,1,opt,name=reservation_id,json=reservationId,proto3" json:"reservation_id,omitempty"`
 	Replay        bool                   `protobuf:"varint,2,opt,name=replay,proto3" json:"replay,omitempty"`
 	ReplayResult  string                 `protobuf:"bytes,3,opt,name=replay_result,json=replayResult,proto3" json:"replay_result,omitempty"`
+	// How long the reservation is held before the meter may give its credits
+	// back unfinished, in milliseconds; 0: not said.
+	HeldMs        int64 `protobuf:"varint,4,opt,name=held_ms,json=heldMs,proto3" json:"held_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -148,6 +151,13 @@ func (x *ReserveResponse) GetReplayResult() string {
 		return x.ReplayResult
 	}
 	return ""
+}
+
+func (x *ReserveResponse) GetHeldMs() int64 {
+	if x != nil {
+		return x.HeldMs
+	}
+	return 0
 }
 
 type CommitRequest struct {
@@ -448,11 +458,12 @@ const file_meter_proto_rawDesc = "" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x18\n" +
 	"\acredits\x18\x02 \x01(\x03R\acredits\x12'\n" +
 	"\x0fidempotency_key\x18\x03 \x01(\tR\x0eidempotencyKey\x12!\n" +
-	"\frequest_hash\x18\x04 \x01(\tR\vrequestHash\"u\n" +
+	"\frequest_hash\x18\x04 \x01(\tR\vrequestHash\"\x8e\x01\n" +
 	"\x0fReserveResponse\x12%\n" +
 	"\x0ereservation_id\x18\x01 \x01(\tR\rreservationId\x12\x16\n" +
 	"\x06replay\x18\x02 \x01(\bR\x06replay\x12#\n" +
-	"\rreplay_result\x18\x03 \x01(\tR\freplayResult\"N\n" +
+	"\rreplay_result\x18\x03 \x01(\tR\freplayResult\x12\x17\n" +
+	"\aheld_ms\x18\x04 \x01(\x03R\x06heldMs\"N\n" +
 	"\rCommitRequest\x12%\n" +
 	"\x0ereservation_id\x18\x01 \x01(\tR\rreservationId\x12\x16\n" +
 	"\x06result\x18\x02 \x01(\tR\x06result\"\x10\n" +

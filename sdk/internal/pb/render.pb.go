@@ -109,6 +109,7 @@ type RenderChunk struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
 	Pages         int32                  `protobuf:"varint,2,opt,name=pages,proto3" json:"pages,omitempty"` // set on the last chunk
+	Last          bool                   `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`   // the PDF is complete; nothing follows but the status
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -157,6 +158,13 @@ func (x *RenderChunk) GetPages() int32 {
 	return 0
 }
 
+func (x *RenderChunk) GetLast() bool {
+	if x != nil {
+		return x.Last
+	}
+	return false
+}
+
 var File_render_proto protoreflect.FileDescriptor
 
 const file_render_proto_rawDesc = "" +
@@ -169,10 +177,11 @@ const file_render_proto_rawDesc = "" +
 	"\x06tokens\x18\x03 \x01(\v2\x12.mdpress.v1.TokensR\x06tokens\x12(\n" +
 	"\x04page\x18\x04 \x01(\v2\x14.mdpress.v1.PageSizeR\x04page\x12\x1c\n" +
 	"\tnumbering\x18\x05 \x01(\tR\tnumbering\x12\x1c\n" +
-	"\twatermark\x18\x06 \x01(\tR\twatermark\"7\n" +
+	"\twatermark\x18\x06 \x01(\tR\twatermark\"K\n" +
 	"\vRenderChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x14\n" +
-	"\x05pages\x18\x02 \x01(\x05R\x05pages2H\n" +
+	"\x05pages\x18\x02 \x01(\x05R\x05pages\x12\x12\n" +
+	"\x04last\x18\x03 \x01(\bR\x04last2H\n" +
 	"\x06Render\x12>\n" +
 	"\x06Render\x12\x19.mdpress.v1.RenderRequest\x1a\x17.mdpress.v1.RenderChunk0\x01B,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
 

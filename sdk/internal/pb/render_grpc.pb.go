@@ -27,7 +27,8 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type RenderClient interface {
 	// Render streams the PDF back in chunks; the last chunk carries the page
-	// count, so a large PDF never has to fit one message.
+	// count, so a large PDF never has to fit one message. It is also marked
+	// last, so the host has the PDF without waiting for the call's status.
 	Render(ctx context.Context, in *RenderRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RenderChunk], error)
 }
 
@@ -63,7 +64,8 @@ type Render_RenderClient = grpc.ServerStreamingClient[RenderChunk]
 // for forward compatibility.
 type RenderServer interface {
 	// Render streams the PDF back in chunks; the last chunk carries the page
-	// count, so a large PDF never has to fit one message.
+	// count, so a large PDF never has to fit one message. It is also marked
+	// last, so the host has the PDF without waiting for the call's status.
 	Render(*RenderRequest, grpc.ServerStreamingServer[RenderChunk]) error
 	mustEmbedUnimplementedRenderServer()
 }
