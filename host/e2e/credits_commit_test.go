@@ -1,0 +1,113 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite" // the driver the meter's SQLite store uses
+
+	"github.com/mdpress/mdpress/host/internal/pdfcheck"
+)
+
+// TestAnswerBeforeCommit: the client has its whole PDF while the meter
+// cannot yet commit the charge (the test holds the account database's
+// write lock from the moment the credits are reserved), and the charge is
+// made once the lock is released. Before, the answer waited for the
+// commit, a meter round trip on every conversion.
+func TestAnswerBeforeCommit(t *testing.T) {
+	pdfcheck.Require(t)
+	h := startHost(t, fpdf())
+	_, key := h.account("pro", 5)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.DataDir, "mdpress.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		body, _ := json.Marshal(map[string]string{"markdown": largeMarkdown(t)})
+		req, _ := http.NewRequestWithContext(ctx, "POST", h.URL+"/v1/pdf/markdown", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		answered <- answer{resp.StatusCode, b, err}
+	}()
+
+	// Take the write lock as soon as the reservation is made, while the
+	// document renders.
+	var open int
+	for open == 0 {
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM reservations WHERE state = 'reserved'`).Scan(&open); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case a := <-answered:
+			t.Fatalf("answered (%d, %v) before the test saw the reservation: make the document heavier", a.status, a.err)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var a answer
+	select {
+	case a = <-answered:
+	case <-time.After(5 * time.Second):
+		_, _ = conn.ExecContext(ctx, "ROLLBACK")
+		t.Fatal("no answer while the charge could not be committed: the answer waits for the commit")
+	}
+	if a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("answer: %d %v %.300s", a.status, a.err, a.body)
+	}
+	if pages := pdfcheck.Read(t, a.body).Pages; pages < 2 {
+		t.Fatalf("the answer is a PDF of %d pages", pages)
+	}
+	var state string
+	if err := conn.QueryRowContext(ctx, `SELECT state FROM reservations`).Scan(&state); err != nil || state != "reserved" {
+		t.Fatalf("reservation %q (%v) while the test held the lock", state, err)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if err := db.QueryRowContext(ctx, `SELECT state FROM reservations`).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		if state == "committed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("reservation still %q after the lock was released", state)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b := h.balance(key); b != 4 {
+		t.Fatalf("balance %d, want 4: one credit charged", b)
+	}
+}
