@@ -36,7 +36,6 @@ require (
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
@@ -59,6 +58,7 @@ require (
 	github.com/mdpress/mdpress/core v0.0.0
 	github.com/mdpress/mdpress/sdk v0.0.0
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/text v0.42.0
 )
 
 replace (

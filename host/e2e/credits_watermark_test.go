@@ -13,9 +13,9 @@ import (
 	"github.com/mdpress/mdpress/host/internal/pdfcheck"
 )
 
-// TestWatermarkOnFreePlan: every page of a PDF made for an account on a
-// watermarked plan carries the configured text; a pro account's pages do
-// not.
+// TestWatermarkOnFreePlan: on every backend, every page of a PDF made for
+// an account on a watermarked plan carries the configured text; a pro
+// account's pages do not.
 func TestWatermarkOnFreePlan(t *testing.T) {
 	pdfcheck.Require(t)
 	var md strings.Builder
@@ -35,33 +35,35 @@ func TestWatermarkOnFreePlan(t *testing.T) {
 		{name: "configured text", plan: "free", text: "Draft copy 42", marked: true,
 			config: func(c *config.Config) { c.Credits.WatermarkText = "Draft copy 42" }},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			opts := []hostOpt{fpdf()}
-			if tt.config != nil {
-				opts = append(opts, writeConfig(t, tt.config))
-			}
-			h := startHost(t, opts...)
-			_, key := h.account(tt.plan, 5)
-			resp, pdf := h.post(key, doc)
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("%d %.200s", resp.StatusCode, pdf)
-			}
-			pages := rawPageText(t, pdf)
-			if n := pdfcheck.Read(t, pdf).Pages; n < 3 || len(pages) != n {
-				t.Fatalf("%d pages (%d in the text), want at least 3", n, len(pages))
-			}
-			// The mark is drawn diagonally, so pdftotext breaks it into a
-			// glyph or two per line; in content order and without spaces it
-			// reads as the text again.
-			mark := strings.Join(strings.Fields(tt.text), "")
-			for i, page := range pages {
-				has := strings.Contains(strings.Join(strings.Fields(page), ""), mark)
-				if has != tt.marked {
-					t.Errorf("page %d of %d: watermark %q present = %v, want %v", i+1, len(pages), tt.text, has, tt.marked)
+	for _, backend := range backends(t) {
+		for _, tt := range tests {
+			t.Run(backend+"/"+tt.name, func(t *testing.T) {
+				opts := []hostOpt{withArgs("--backend", backend)}
+				if tt.config != nil {
+					opts = append(opts, writeConfig(t, tt.config))
 				}
-			}
-		})
+				h := startHost(t, opts...)
+				_, key := h.account(tt.plan, 5)
+				resp, pdf := h.post(key, doc)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("%d %.200s", resp.StatusCode, pdf)
+				}
+				pages := rawPageText(t, pdf)
+				if n := pdfcheck.Read(t, pdf).Pages; n < 3 || len(pages) != n {
+					t.Fatalf("%d pages (%d in the text), want at least 3", n, len(pages))
+				}
+				// The mark is drawn diagonally, so pdftotext breaks it into
+				// a glyph or two per line; in content order and without
+				// spaces it reads as the text again.
+				mark := strings.Join(strings.Fields(tt.text), "")
+				for i, page := range pages {
+					has := strings.Contains(strings.Join(strings.Fields(page), ""), mark)
+					if has != tt.marked {
+						t.Errorf("page %d of %d: watermark %q present = %v, want %v", i+1, len(pages), tt.text, has, tt.marked)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -220,7 +220,9 @@ type StyleRequest struct {
 	Theme     string
 	Page      PageSize
 	Numbering Numbering
-	Watermark string // empty: none
+	// Watermark is for the styler's information: the renderer draws it
+	// (RenderRequest.Watermark). Empty: none.
+	Watermark string
 	// SkipHTML says the renderer reads only the tokens, so StyleResponse.HTML
 	// may be left empty. A styler may ignore it. The host then sends an
 	// empty Document: tokens depend on the theme and page options alone, so
@@ -248,7 +250,9 @@ type RenderRequest struct {
 	Tokens    Tokens
 	Page      PageSize
 	Numbering Numbering
-	Watermark string // empty: none
+	// Watermark is drawn on every page, where the document cannot hide
+	// it: not as HTML that the document's CSS reaches. Empty: none.
+	Watermark string
 }
 
 type RenderResponse struct {

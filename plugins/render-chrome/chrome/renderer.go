@@ -1,7 +1,8 @@
 // Package chrome is the render stage on Chromium: it prints the styled HTML
 // document the style stage made, in one long-lived browser with a pool of
 // reused tabs, with every request the document makes refused unless the
-// operator allows public remote resources.
+// operator allows public remote resources. A watermark is stamped into the
+// printed PDF (package watermark), out of the document's reach.
 package chrome
 
 import (
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mdpress/mdpress/plugins/render-chrome/chrome/egress"
+	"github.com/mdpress/mdpress/plugins/render-chrome/chrome/watermark"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -41,6 +43,8 @@ type options struct {
 	lookup      egress.LookupFunc
 	dial        egress.DialFunc
 	bareNetwork bool // tests only; see launchOptions
+	// stamp is watermark.Stamp; tests watch it.
+	stamp func(pdf []byte, m watermark.Mark) ([]byte, error)
 }
 
 // WithLookup replaces the resolver remote resources are looked up with.
@@ -53,7 +57,7 @@ func WithDial(f egress.DialFunc) Option { return func(o *options) { o.dial = f }
 
 // New returns a Renderer. It starts nothing until Configure.
 func New(log *slog.Logger, opts ...Option) *Renderer {
-	r := &Renderer{log: log}
+	r := &Renderer{log: log, opts: options{stamp: watermark.Stamp}}
 	for _, o := range opts {
 		o(&r.opts)
 	}
@@ -170,7 +174,8 @@ func (r *Renderer) Close() error {
 	return nil
 }
 
-// Render prints req.HTML on paper of req.Page.
+// Render prints req.HTML on paper of req.Page, and stamps req.Watermark,
+// if any, on every page.
 func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
 	e := r.engine()
 	if e == nil {
@@ -217,6 +222,14 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			err := stage.Errorf(stage.CodeTooLarge, "document needs more than %d pages", e.cfg.MaxPages)
 			err.Details = map[string]string{"limit": fmt.Sprintf("%d pages", e.cfg.MaxPages)}
 			return nil, err
+		}
+		if req.Watermark != "" {
+			// Drawn into the printed PDF, where the document's CSS cannot
+			// hide it; the style stage draws none.
+			pdf, err = r.opts.stamp(pdf, watermark.Mark{Text: req.Watermark, Margins: req.Tokens.Margins})
+			if err != nil {
+				return nil, r.failure(ctx, nil, fmt.Errorf("stamp the watermark: %w", err))
+			}
 		}
 		return &stage.RenderResponse{PDF: pdf, Pages: pages}, nil
 	}

@@ -15,9 +15,9 @@
 // number margin boxes), then every <style> element of the body, moved to
 // the end of <head> in the order the author wrote them. User CSS thus wins
 // twice over: it comes last, and unlayered rules beat layered ones
-// whatever their specificity. A watermark is the first element of <body>,
-// fixed (so a print repeats it on every page) and styled inline with
-// !important, so user CSS cannot hide it by accident.
+// whatever their specificity. The styler draws no watermark: in the same
+// page as the document's CSS it could be hidden, so the renderer draws it
+// (render-chrome stamps it into the printed PDF).
 //
 // Config block (JSON, every key optional):
 //

@@ -13,8 +13,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files from the styler's output")
 
 // TestGolden styles testdata/sample.html with each theme (A5, centred
-// numbers, a watermark) and compares the whole document with
-// testdata/<theme>.golden.html.
+// numbers, a watermark, which the HTML does not show: the renderer draws
+// it) and compares the whole document with testdata/<theme>.golden.html.
 func TestGolden(t *testing.T) {
 	sample, err := os.ReadFile(filepath.Join("testdata", "sample.html"))
 	if err != nil {

@@ -2,11 +2,9 @@ package themes
 
 import (
 	"fmt"
-	"html"
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -77,37 +75,4 @@ func writePageCSS(b *strings.Builder, s scaled, page stage.PageSize, numbering s
 			box, fontStacks[s.BodyFont], pt(s.PageNumberSize), s.MutedColor)
 	}
 	b.WriteString("}\n")
-}
-
-// watermarkColor is light enough to read the text through, on any theme.
-const watermarkColor = "rgba(120, 120, 120, 0.28)"
-
-// writeWatermark writes the watermark element. A fixed element is
-// repeated on every page when Chromium prints; it sits above everything
-// (shaded code blocks and images cannot hide it) and is translucent, so
-// the text under it stays legible. Every property is inline and
-// !important: user CSS would need to target it on purpose to hide it.
-func writeWatermark(b *strings.Builder, text string, s scaled, page stage.PageSize) {
-	w := page.WidthPt - s.Margins[1] - s.Margins[3]
-	h := page.HeightPt - s.Margins[0] - s.Margins[2]
-	// Fit the text in three quarters of the text area's diagonal (the
-	// print clips what crosses into the margins) at about 0.68 em per
-	// character of spaced bold sans, and never above a fifth of its short
-	// side.
-	n := max(1, utf8.RuneCountInString(text))
-	size := math.Min(0.75*math.Hypot(w, h)/(0.68*float64(n)), 0.2*math.Min(w, h))
-	size = math.Max(size, 4)
-	style := strings.Join([]string{
-		"position: fixed", "top: 50%", "left: 50%", "z-index: 2147483647",
-		"display: block", "visibility: visible", "opacity: 1",
-		"transform: translate(-50%, -50%) rotate(-45deg)", "transform-origin: center",
-		"margin: 0", "padding: 0", "border: 0", "background: none",
-		"color: " + watermarkColor,
-		"font-family: " + fontStacks["sans"], "font-size: " + pt(size),
-		"font-weight: 700", "font-style: normal", "line-height: 1", "letter-spacing: 0.04em",
-		"white-space: nowrap", "pointer-events: none", "user-select: none",
-		"-webkit-print-color-adjust: exact", "print-color-adjust: exact",
-	}, " !important; ") + " !important"
-	fmt.Fprintf(b, "<div class=\"mdpress-watermark\" aria-hidden=\"true\" style=\"%s\">%s</div>\n",
-		html.EscapeString(style), html.EscapeString(text))
 }

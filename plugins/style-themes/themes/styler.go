@@ -172,11 +172,11 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 	}
 	b.WriteString("</head>\n<body class=\"mdpress theme-")
 	b.WriteString(t.name)
-	b.WriteString("\">\n")
-	if req.Watermark != "" {
-		writeWatermark(&b, req.Watermark, fit, page)
-	}
-	b.WriteString("<main class=\"markdown-body\">\n")
+	// No watermark element, whatever req.Watermark says: the renderer
+	// draws the mark (render-chrome stamps it into the printed PDF), and
+	// an element here would be a second one that the document's CSS can
+	// hide.
+	b.WriteString("\">\n<main class=\"markdown-body\">\n")
 	b.WriteString(body)
 	b.WriteString("\n</main>\n</body>\n</html>\n")
 	return &stage.StyleResponse{HTML: b.String(), Tokens: fit.Tokens}, nil
