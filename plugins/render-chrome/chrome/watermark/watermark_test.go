@@ -133,8 +133,10 @@ func stream(data string) string {
 // dictionaries, a content array (direct and indirect), a page without
 // content, a resource already named like the mark's, and content that
 // leaves the graphics state scaled and white.
-func handPDF() []byte {
-	return build(
+func handPDF() []byte { return build(handObjects()...) }
+
+func handObjects() []string {
+	return []string{
 		`<</Type /Catalog /Pages 2 0 R>>`,
 		`<</Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 /MediaBox [0 0 300 400] /Resources 6 0 R>>`,
 		`<</Type /Page /Parent 2 0 R /Contents [7 0 R 8 0 R]>>`,
@@ -147,7 +149,7 @@ func handPDF() []byte {
 		`[7 0 R]`,
 		`<</Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding>>`,
 		`<</Type /ExtGState /ca 1>>`,
-	)
+	}
 }
 
 func TestStampStructures(t *testing.T) {

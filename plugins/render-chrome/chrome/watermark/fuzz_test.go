@@ -1,0 +1,68 @@
+package watermark
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzStamp stamps arbitrary bytes: whatever they are, Stamp returns in
+// bounded time and memory without panicking, and what it stamps is the
+// input followed by an update that reads, and stamps, again. With
+// objects set, the input is a list of objects split at NUL bytes that
+// build numbers and indexes, so that mutations reach the object syntax
+// rather than break the offsets of the cross-reference table.
+//
+//	go test ./plugins/render-chrome/chrome/watermark/ -run '^$' -fuzz FuzzStamp -fuzztime 3m -parallel 1
+func FuzzStamp(f *testing.F) {
+	chromium := chromiumPDF(f)
+	f.Add(chromium, false)
+	f.Add(handPDF(), false)
+	if stamped, err := Stamp(chromium, Mark{Text: "X"}); err == nil {
+		f.Add(stamped, false)
+	}
+	for _, objs := range [][]string{
+		handObjects(),
+		{`<</Type /Catalog /Pages 2 0 R>>`, `<</Type /Pages /Kids [2 0 R] /Count 1>>`},
+		{
+			`<</Type /Catalog /Pages 2 0 R>>`,
+			`<</Type /Pages /Kids [3 0 R] /Count 1>>`,
+			`<</Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources <<>>>>`,
+		},
+	} {
+		f.Add([]byte(strings.Join(objs, "\x00")), true)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, objects bool) {
+		if objects {
+			in = build(strings.Split(string(in), "\x00")...)
+		}
+		start := time.Now()
+		out, err := Stamp(in, Mark{Text: "A (B) \\"})
+		// Linear work on a few kilobytes takes well under a millisecond;
+		// this leaves room for a loaded machine and the race detector.
+		if took := time.Since(start); took > time.Second {
+			t.Fatalf("Stamp took %v on %d bytes", took, len(in))
+		}
+		if err != nil {
+			return
+		}
+		if !bytes.HasPrefix(out, in) {
+			t.Fatal("the stamped PDF does not start with the input")
+		}
+		if grew := len(out) - len(in); grew > maxGrowth(len(in), bytes.Count(in, []byte("obj"))) {
+			t.Fatalf("the update is %d bytes for %d bytes of input", grew, len(in))
+		}
+		again, err := Stamp(out, Mark{Text: "again"})
+		if err != nil {
+			t.Fatalf("the stamped PDF does not stamp again: %v", err)
+		}
+		if !bytes.HasPrefix(again, out) {
+			t.Fatal("the twice-stamped PDF does not start with the once-stamped one")
+		}
+	})
+}
+
+// maxGrowth is the most an update may add to a file of n bytes with at
+// most objs objects, and so pages: linear in both.
+func maxGrowth(n, objs int) int { return 3*n + 1<<16 + objs<<10 }
