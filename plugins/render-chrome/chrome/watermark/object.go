@@ -164,7 +164,7 @@ func (p *parser) value(depth int) (value, error) {
 func (p *parser) number() (value, error) {
 	t := p.token()
 	f, err := strconv.ParseFloat(string(t), 64)
-	if err != nil {
+	if err != nil || !isNumber(t) {
 		return value{}, fmt.Errorf("%w: bad number %q at offset %d", errSyntax, t, p.pos-len(t))
 	}
 	v := value{kind: kNumber, num: f}
@@ -180,6 +180,28 @@ func (p *parser) number() (value, error) {
 	}
 	p.pos = save
 	return v, nil
+}
+
+// isNumber reports whether t is written as a PDF number: a sign, digits
+// and at most one point. strconv also reads exponents, hexadecimal, Inf
+// and NaN, none of which PDF has, and the last two would reach the mark's
+// geometry from a page box.
+func isNumber(t []byte) bool {
+	if len(t) > 0 && (t[0] == '+' || t[0] == '-') {
+		t = t[1:]
+	}
+	digits, points := 0, 0
+	for _, c := range t {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			points++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && points <= 1
 }
 
 // literalString moves past a (string), whose parentheses nest.

@@ -51,7 +51,8 @@ func TestParseValue(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	deep := strings.Repeat("[", maxDepth+2) + strings.Repeat("]", maxDepth+2)
-	for _, src := range []string{"", "(unterminated", "<</A 1", "[1 2", "<<1 2>>", "<4142", ")", deep} {
+	for _, src := range []string{"", "(unterminated", "<</A 1", "[1 2", "<<1 2>>", "<4142", ")", deep,
+		"+Inf", "-inf", "+NaN", "1e5", "0x10", "1.2.3", "--1", "1_0"} {
 		p := &parser{src: []byte(src)}
 		if v, err := p.value(0); err == nil {
 			t.Errorf("%q parsed as %q", src, v.raw)

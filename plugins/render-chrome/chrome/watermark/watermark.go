@@ -66,8 +66,15 @@ func Stamp(pdf []byte, m Mark) ([]byte, error) {
 		return nil, errors.New("read pages: the document has none")
 	}
 	size, ok := f.trailer.get("Size")
-	if !ok || size.kind != kNumber || size.num < 1 {
-		return nil, fmt.Errorf("read pdf: %w: the trailer's /Size is missing", errSyntax)
+	if !ok || size.kind != kNumber || size.num < 1 || size.num > maxObjects {
+		return nil, fmt.Errorf("read pdf: %w: the trailer's /Size is missing or out of range", errSyntax)
+	}
+	// The new objects are numbered from /Size up: one the file already
+	// has would be replaced, a page's mark or the page itself lost.
+	for n := range f.xref {
+		if n >= int(size.num) {
+			return nil, fmt.Errorf("read pdf: %w: object %d is past the trailer's /Size", errSyntax, n)
+		}
 	}
 	name, err := f.freeName(pages)
 	if err != nil {
@@ -147,6 +154,10 @@ func content(box [4]float64, margins [4]float64, text []byte, name string) []byt
 	b.WriteString(" Tj\nET\nEMC\nQ\n")
 	return b.Bytes()
 }
+
+// maxObjects is the most indirect objects a PDF may have (ISO 32000-1,
+// Annex C), which keeps the numbers of the new ones in an int.
+const maxObjects = 8388607
 
 // num writes a PDF real: no exponent, four decimals at most.
 func num(v float64) string {

@@ -279,11 +279,32 @@ func TestStampRefuses(t *testing.T) {
 		`<</Type /Catalog /Pages 2 0 R>>`,
 		`<</Type /Pages /Kids [2 0 R] /Count 1>>`,
 	)
+	onePage := build(
+		`<</Type /Catalog /Pages 2 0 R>>`,
+		`<</Type /Pages /Kids [3 0 R] /Count 1>>`,
+		`<</Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources <<>>>>`,
+	)
+	// with replaces old, once, in onePage.
+	with := func(old, new string) func(*testing.T) []byte {
+		return func(t *testing.T) []byte {
+			if !bytes.Contains(onePage, []byte(old)) {
+				t.Fatalf("no %q in the PDF", old)
+			}
+			return bytes.Replace(onePage, []byte(old), []byte(new), 1)
+		}
+	}
 	tests := []struct {
 		name        string
 		pdf         func(t *testing.T) []byte
 		unsupported bool
 	}{
+		// The new objects would take the numbers of the page tree and the
+		// page: the page would be lost, or drawn without its mark.
+		{"/Size below the objects", with("/Size 4", "/Size 2"), false},
+		// Numbered past an int, or PDF's limit: negative numbers out.
+		{"/Size past the limit", with("/Size 4", "/Size 99999999999999999999"), false},
+		{"/Size as an exponent", with("/Size 4", "/Size 1e300"), false},
+		{"infinite page box", with("600", "+Inf"), false},
 		{"not a pdf", func(*testing.T) []byte { return []byte("hello") }, false},
 		{"empty", func(*testing.T) []byte { return nil }, false},
 		{"truncated", func(*testing.T) []byte { return in[:len(in)/2] }, false},
