@@ -120,6 +120,14 @@ func Stamp(pdf []byte, m Mark) ([]byte, error) {
 		}
 		d.WriteString(" " + ref(mark, 0) + "]>>")
 		w.object(pg.num, pg.gen, d.Bytes())
+		// Each page gets its own copy of resources it shares through
+		// the page tree or an indirect font dictionary: bounded, so that
+		// many pages sharing much cannot multiply the file. Chromium's
+		// pages each have their own resources, which this leaves room
+		// for many times over.
+		if len(w.out)-len(pdf) > len(pdf)+1<<16+len(pages)<<10 {
+			return nil, fmt.Errorf("%w: the pages share resources that would be copied past the file's size", errUnsupported)
+		}
 	}
 	return w.finish(f, next), nil
 }
@@ -322,12 +330,19 @@ var subdicts = [...]string{"Font", "ExtGState"}
 // graphics state, so one content stream serves every page.
 func (f *file) freeName(pages []page) (string, error) {
 	taken := make(map[string]bool)
+	// Dictionaries that pages share are read once: their first byte in
+	// the file tells them apart.
+	read := make(map[*byte]bool)
 	for _, pg := range pages {
 		for _, key := range subdicts {
 			sub, err := f.resolve(getOr(pg.resources, key, value{}))
 			if err != nil {
 				return "", err
 			}
+			if len(sub.raw) == 0 || read[&sub.raw[0]] {
+				continue
+			}
+			read[&sub.raw[0]] = true
 			for _, e := range sub.entries {
 				taken[e.key] = true
 			}

@@ -436,3 +436,45 @@ func BenchmarkStamp(b *testing.B) {
 		}
 	}
 }
+
+// sharedPDF has pages pages that inherit one indirect resource dictionary
+// of pages fonts from the page tree.
+func sharedPDF(pages int) []byte {
+	var fonts, kids strings.Builder
+	for i := range pages {
+		fmt.Fprintf(&fonts, "/F%d 3 0 R\n", i)
+		fmt.Fprintf(&kids, "%d 0 R ", i+5)
+	}
+	objs := []string{
+		`<</Type /Catalog /Pages 2 0 R>>`,
+		`<</Type /Pages /Kids [` + kids.String() + `] /Count ` + strconv.Itoa(pages) + ` /MediaBox [0 0 300 400] /Resources 4 0 R>>`,
+		`<</Type /Font /Subtype /Type1 /BaseFont /Helvetica>>`,
+		`<</Font <<` + fonts.String() + `>>>>`,
+	}
+	for range pages {
+		objs = append(objs, `<</Type /Page /Parent 2 0 R>>`)
+	}
+	return build(objs...)
+}
+
+// TestStampSharedResources: what pages share is read once and not copied
+// past a bound, so that the time and the update stay linear in the file
+// (twice the pages and fonts here, four times the copies).
+func TestStampSharedResources(t *testing.T) {
+	allocs := make(map[int]float64)
+	for _, pages := range []int{300, 600} {
+		in := sharedPDF(pages)
+		out, err := Stamp(in, Mark{Text: "SHARED"})
+		switch {
+		case errors.Is(err, errUnsupported): // refused rather than copied
+		case err != nil:
+			t.Fatalf("%d pages: %v", pages, err)
+		case len(out)-len(in) > maxGrowth(len(in), pages+4):
+			t.Fatalf("%d pages: %d bytes of update for %d of file", pages, len(out)-len(in), len(in))
+		}
+		allocs[pages] = testing.AllocsPerRun(2, func() { _, _ = Stamp(in, Mark{Text: "SHARED"}) })
+	}
+	if r := allocs[600] / allocs[300]; r > 3 {
+		t.Errorf("%.0f allocations for 300 pages, %.0f for 600: quadratic", allocs[300], allocs[600])
+	}
+}

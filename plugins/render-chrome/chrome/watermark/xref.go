@@ -8,7 +8,8 @@ import (
 )
 
 // errUnsupported marks a PDF this package does not stamp: one with
-// cross-reference streams, or an encrypted one. Chromium writes neither.
+// cross-reference streams, an encrypted one, or one whose pages share so
+// much that the update would outgrow it. Chromium writes none of them.
 var errUnsupported = errors.New("unsupported pdf")
 
 // file is a PDF read through its classic cross-reference tables, newest
@@ -18,6 +19,14 @@ type file struct {
 	startxref int   // offset of the newest cross-reference section
 	trailer   value // the newest trailer
 	xref      map[int]xentry
+	// parsed keeps the objects read, so that one that many pages share,
+	// such as resources inherited from the page tree, is parsed once.
+	parsed map[int]parsed
+}
+
+type parsed struct {
+	v      value
+	stream bool
 }
 
 type xentry struct {
@@ -39,7 +48,7 @@ func readFile(src []byte) (*file, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &file{src: src, startxref: start, xref: make(map[int]xentry)}
+	f := &file{src: src, startxref: start, xref: make(map[int]xentry), parsed: make(map[int]parsed)}
 	seen := make(map[int]bool)
 	for off := start; ; {
 		if seen[off] || len(seen) == maxSections {
@@ -126,6 +135,9 @@ func (f *file) section(off int) (value, error) {
 // object returns object num, and whether it is a stream (of which only
 // the dictionary is parsed).
 func (f *file) object(num int) (v value, stream bool, err error) {
+	if o, ok := f.parsed[num]; ok {
+		return o.v, o.stream, nil
+	}
 	e, ok := f.xref[num]
 	if !ok || !e.inUse || e.off < 0 || e.off >= len(f.src) {
 		return value{}, false, fmt.Errorf("%w: object %d is not in the file", errSyntax, num)
@@ -148,7 +160,9 @@ func (f *file) object(num int) (v value, stream bool, err error) {
 	if v, err = p.value(0); err != nil {
 		return value{}, false, err
 	}
-	return v, string(p.token()) == "stream", nil
+	stream = string(p.token()) == "stream"
+	f.parsed[num] = parsed{v, stream}
+	return v, stream, nil
 }
 
 // resolve follows v while it is a reference.
