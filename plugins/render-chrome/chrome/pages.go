@@ -1,13 +1,11 @@
 package chrome
 
-import "regexp"
+import "github.com/mdpress/mdpress/plugins/render-chrome/chrome/watermark"
 
-// pageObject matches the dictionary entry of a page object, "/Type /Page",
-// and not that of the page tree, "/Type /Pages".
-var pageObject = regexp.MustCompile(`/Type\s*/Page\b`)
-
-// countPages counts the page objects of a PDF. Chromium writes PDF 1.4
-// without object streams, so every page dictionary is in the clear.
-func countPages(pdf []byte) int {
-	return len(pageObject.FindAllIndex(pdf, -1))
+// countPages counts the pages of a PDF by its page tree, stamped or not.
+// Counting the bytes "/Type /Page" counted the document's own as well: a
+// link's URI and a heading's bookmark title are written as they are, and
+// so is a JPEG, comments and all.
+func countPages(pdf []byte) (int, error) {
+	return watermark.PageCount(pdf)
 }

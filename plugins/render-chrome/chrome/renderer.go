@@ -217,7 +217,10 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		}
 		e.stats.rendered.Add(1)
 		e.maybeCheckMemory(g)
-		pages := countPages(pdf)
+		pages, err := countPages(pdf)
+		if err != nil {
+			return nil, r.failure(ctx, nil, fmt.Errorf("count pages: %w", err))
+		}
 		if pages > e.cfg.MaxPages {
 			err := stage.Errorf(stage.CodeTooLarge, "document needs more than %d pages", e.cfg.MaxPages)
 			err.Details = map[string]string{"limit": fmt.Sprintf("%d pages", e.cfg.MaxPages)}

@@ -3,13 +3,17 @@ package chrome
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -233,6 +237,37 @@ func TestWatermarkEveryPage(t *testing.T) {
 		wantX, wantY := (margins[3]+a5.WidthPt-margins[1])/2, (margins[0]+a5.HeightPt-margins[2])/2
 		if math.Abs(cx-wantX) > 10 || math.Abs(cy-wantY) > 10 {
 			t.Errorf("page %d: the mark centres on %.0f,%.0f pt, want the text area's centre %.0f,%.0f", i+1, cx, cy, wantX, wantY)
+		}
+	}
+}
+
+// TestPageCountIgnoresDocumentText: what the document writes into the
+// PDF as it is, link URIs, bookmark titles and a JPEG's comment, does not
+// add pages to the count, with the watermark or without.
+func TestPageCountIgnoresDocumentText(t *testing.T) {
+	r := sharedRenderer(t)
+	img := image.NewRGBA(image.Rect(0, 0, 32, 32))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i)
+	}
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A comment segment right after the start of image, which Chromium
+	// copies into the PDF with the rest of the JPEG.
+	comment := []byte(strings.Repeat("\n9 0 obj\n<</Type /Page>>\nendobj\n", 10))
+	withComment := append([]byte{0xff, 0xd8, 0xff, 0xfe, byte((len(comment) + 2) >> 8), byte(len(comment) + 2)}, comment...)
+	withComment = append(withComment, jpg.Bytes()[2:]...)
+	var body strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&body, `<h2>/Type /Page %d</h2><p><a href="https://example.test/Type/Page/%d">/Type/Page</a></p>`, i, i)
+	}
+	fmt.Fprintf(&body, `<img src="data:image/jpeg;base64,%s">`, base64.StdEncoding.EncodeToString(withComment))
+	for _, wm := range []string{"", mark} {
+		res := renderMarked(t, r, doc{body: body.String()}, wm, [4]float64{})
+		if got := pdfInfo(t, res.PDF)["Pages"]; got != strconv.Itoa(res.Pages) {
+			t.Errorf("watermark %q: Render says %d pages, pdfinfo %s", wm, res.Pages, got)
 		}
 	}
 }

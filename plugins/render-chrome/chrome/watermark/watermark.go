@@ -449,3 +449,17 @@ func (w *increment) finish(f *file, size int) []byte {
 	w.out = fmt.Appendf(w.out, "\n/Prev %d>>\nstartxref\n%d\n%%%%EOF\n", f.startxref, start)
 	return w.out
 }
+
+// PageCount counts the pages of a PDF that Stamp reads, as Stamp finds
+// them: by walking the page tree.
+func PageCount(pdf []byte) (int, error) {
+	f, err := readFile(pdf)
+	if err != nil {
+		return 0, fmt.Errorf("read pdf: %w", err)
+	}
+	pages, err := f.pages()
+	if err != nil {
+		return 0, fmt.Errorf("read pages: %w", err)
+	}
+	return len(pages), nil
+}

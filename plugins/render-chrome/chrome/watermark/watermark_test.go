@@ -478,3 +478,33 @@ func TestStampSharedResources(t *testing.T) {
 		t.Errorf("%.0f allocations for 300 pages, %.0f for 600: quadratic", allocs[300], allocs[600])
 	}
 }
+
+// TestPageCount counts by the page tree, so a stamped file has as many
+// pages as it had, and a string that spells a page object is no page.
+func TestPageCount(t *testing.T) {
+	stamped, err := Stamp(chromiumPDF(t), Mark{Text: "X"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spelled := build(
+		`<</Type /Catalog /Pages 2 0 R /URI (/Type /Page)>>`,
+		`<</Type /Pages /Kids [3 0 R] /Count 1 /T (<</Type /Page>>)>>`,
+		`<</Type /Page /Parent 2 0 R /MediaBox [0 0 600 800]>>`,
+	)
+	for name, tt := range map[string]struct {
+		pdf  []byte
+		want int
+	}{
+		"chromium": {chromiumPDF(t), 2},
+		"stamped":  {stamped, 2},
+		"hand":     {handPDF(), 3},
+		"spelled":  {spelled, 1},
+	} {
+		if got, err := PageCount(tt.pdf); err != nil || got != tt.want {
+			t.Errorf("%s: %d pages (%v), want %d", name, got, err, tt.want)
+		}
+	}
+	if _, err := PageCount([]byte("%PDF-1.4\n")); err == nil {
+		t.Error("counted the pages of a PDF without any")
+	}
+}
