@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -237,6 +239,88 @@ func TestWatermarkEveryPage(t *testing.T) {
 		wantX, wantY := (margins[3]+a5.WidthPt-margins[1])/2, (margins[0]+a5.HeightPt-margins[2])/2
 		if math.Abs(cx-wantX) > 10 || math.Abs(cy-wantY) > 10 {
 			t.Errorf("page %d: the mark centres on %.0f,%.0f pt, want the text area's centre %.0f,%.0f", i+1, cx, cy, wantX, wantY)
+		}
+	}
+}
+
+// TestWatermarkRichDocument stamps what a document prints beyond text:
+// images, links out and within, bookmarks, a table, a landscape page
+// among portrait ones. The stamp changes nothing of it: qpdf finds the
+// file sound, the pages, their sizes, links, destinations, bookmarks and
+// text are those of the unmarked print, and so is the structure tree,
+// for the mark is an artifact; and the mark is on every page.
+func TestWatermarkRichDocument(t *testing.T) {
+	needTool(t, "qpdf")
+	needTool(t, "pdfinfo")
+	r := sharedRenderer(t)
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i * 7)
+	}
+	var jpg, pngb bytes.Buffer
+	if err := jpeg.Encode(&jpg, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(&pngb, img); err != nil {
+		t.Fatal(err)
+	}
+	var body strings.Builder
+	for i := range 4 {
+		wide := ""
+		if i == 2 {
+			wide = ` class="wide"`
+		}
+		fmt.Fprintf(&body, `<section%s><h1 id="c%d">Chapter %d (a \) paren</h1><h2>Part %d.1</h2>
+<p>Words of chapter %d, <a href="https://example.test/%d?q=(x)">out</a> and <a href="#c%d">back</a>.</p>
+<p><img alt="png" src="data:image/png;base64,%s"> <img alt="jpeg" src="data:image/jpeg;base64,%s"></p>
+<table><tr><th>Head %d</th><td>cell endobj stream</td></tr></table></section>`,
+			wide, i, i, i, i, i, max(i-1, 0), base64.StdEncoding.EncodeToString(pngb.Bytes()), base64.StdEncoding.EncodeToString(jpg.Bytes()), i)
+	}
+	p := doc{numbering: "bottom-center", body: body.String(),
+		css: `@page wide { size: A4 landscape } .wide { page: wide } section { break-after: page }`}
+	if res := renderMarked(t, r, p, mark, [4]float64{}); res.Pages != 4 {
+		t.Fatalf("%d pages with the watermark, want 4", res.Pages)
+	}
+	// The same print, unmarked and stamped: two prints differ in their
+	// dates and structure element ids.
+	plain := renderMarked(t, r, p, "", [4]float64{})
+	pdf, err := watermark.Stamp(plain.PDF, watermark.Mark{Text: mark})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run(t, "qpdf", "--check", writePDF(t, pdf)); !strings.Contains(out, "No syntax or stream encoding errors") {
+		t.Fatalf("qpdf --check:\n%s", out)
+	}
+	fileSize := regexp.MustCompile(`(?m)^File size:.*$`) // the one thing that must change
+	same := func(what string, args ...string) {
+		t.Helper()
+		a := fileSize.ReplaceAllString(run(t, args[0], append(args[1:], writePDF(t, plain.PDF))...), "")
+		b := fileSize.ReplaceAllString(run(t, args[0], append(args[1:], writePDF(t, pdf))...), "")
+		if a != b {
+			t.Errorf("%s changed:\n%s\nstamped:\n%s", what, a, b)
+		}
+	}
+	same("pages, sizes and tagging", "pdfinfo", "-f", "1", "-l", "4")
+	same("links", "pdfinfo", "-url")
+	same("destinations", "pdfinfo", "-dests")
+	same("the structure tree's text", "pdfinfo", "-struct-text")
+	same("bookmarks", "qpdf", "--json", "--json-key=outlines")
+	if info := pdfInfo(t, pdf); info["Tagged"] != "yes" {
+		t.Errorf("pdfinfo Tagged = %q, want yes", info["Tagged"])
+	}
+	plainTexts, texts := rawPages(t, plain.PDF), rawPages(t, pdf)
+	before, after := rasterize(t, plain.PDF, 36), rasterize(t, pdf, 36)
+	for i := range after {
+		if !marked(texts[i], mark) {
+			t.Errorf("page %d: pdftotext finds no %q", i+1, mark)
+		}
+		for line := range strings.Lines(plainTexts[i]) {
+			if !marked(texts[i], line) {
+				t.Errorf("page %d lost %q", i+1, line)
+			}
+		}
+		if frac, _ := differing(before[i], after[i], 0.3, 0.35, 0.7, 0.65); frac < minMarkFrac/2 {
+			t.Errorf("page %d: the watermark changes %.1f%% of the page's middle", i+1, 100*frac)
 		}
 	}
 }
