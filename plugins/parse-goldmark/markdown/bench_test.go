@@ -47,3 +47,18 @@ func BenchmarkParseDeep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMeasure runs the budget's pre-scan alone over the corpus
+// repeated to the host's default body limit: it runs on every request.
+func BenchmarkMeasure(b *testing.B) {
+	for _, c := range corpus {
+		doc := readCorpus(b, c.file)
+		src := []byte(strings.Repeat(doc+"\n\n", (10<<20)/(len(doc)+2)))
+		b.Run(strings.TrimSuffix(c.file, ".md"), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				measure(src)
+			}
+		})
+	}
+}

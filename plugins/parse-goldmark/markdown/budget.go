@@ -60,7 +60,8 @@ type cost struct {
 // its state (420 bytes), an image's more (1.3 KB nested); raw HTML keeps
 // its segments (550 bytes); a footnote reference adds a link and a back
 // link (1.8 KB); a table cell holds a text node, and goldmark pads every
-// row to the header's width.
+// row to the header's width. A line also costs each open list level it
+// walks (see nesting), 240 bytes a level.
 const (
 	weightLine      = 2
 	weightBlock     = 1
@@ -73,6 +74,7 @@ const (
 	weightRawHTML   = 3
 	weightFootnote  = 7
 	weightTableCell = 3
+	weightLevel     = 1
 )
 
 // block is the inline block being scanned: the lines between two blank
@@ -95,6 +97,7 @@ func (c *cost) endBlock(b *block) {
 func measure(src []byte) cost {
 	c := cost{nodes: 1} // the document
 	b := block{ticks: map[int]struct{}{}}
+	var nest nesting
 	var fnDefs, fnRefs int64
 	columns := int64(0) // of the table being scanned, 0 outside one
 	prevBlank := true
@@ -106,6 +109,7 @@ func measure(src []byte) cost {
 		line := src[start:end]
 		start = end + 1
 		if isBlank(line) {
+			c.nodes += weightLevel * nest.blank()
 			c.endBlock(&b)
 			columns, prevBlank = 0, true
 			if end >= len(src) {
@@ -118,7 +122,7 @@ func measure(src []byte) cost {
 			c.endBlock(&b)
 		}
 		body := line[p.end:]
-		c.nodes += weightLine + weightMarker*int64(p.markers)
+		c.nodes += weightLine + weightMarker*int64(p.markers) + weightLevel*nest.line(&p, prevBlank)
 		if prevBlank || p.markers > 0 {
 			c.nodes += weightBlock
 		}
@@ -245,8 +249,8 @@ type linkScan struct{ start, depth int }
 // check refuses a document whose cost crosses a limit, naming what to
 // simplify. The AST estimate is held to twice the tree's node limit: it
 // counts heavy nodes several times and errs high, and real documents
-// estimate at one to three times the tree they yield (the corpus at
-// 10 MiB: 1.2 to 1.4 million against 370,000 to 460,000 tree nodes), while
+// estimate at three to five times the tree they yield (the corpus at
+// 10 MiB: 1.1 to 1.7 million against 300,000 to 460,000 tree nodes), while
 // the worst shapes at the bound peak under 500 MB.
 func (c cost) check(maxNodes int) error {
 	tooComplex := func(what string) error {
@@ -279,6 +283,18 @@ type prefix struct {
 	footnotes int  // footnote definition labels among them
 	item      bool // a list item with content starts here: a new inline block
 	end       int  // index of the content after the prefix
+
+	// For nesting, the list and footnote definition markers: before the
+	// first ">", the columns where their content may start (from one past
+	// the marker), those past lineIndent only counted; after it, counted.
+	lists       columns
+	deepLists   int
+	quotedLists int
+	// The columns of whitespace the line starts with, and those after the
+	// first ">" up to the next list marker.
+	indent, quoteIndent int
+	// A ">" with nothing after the prefix: blank inside the quote.
+	quoteBlank bool
 }
 
 // containerPrefix reads the markers that open containers at the start of
@@ -287,39 +303,60 @@ type prefix struct {
 // followed by content (an ordered item may continue a paragraph).
 func containerPrefix(line []byte) prefix {
 	var p prefix
-	cols := 0
+	cols := 0 // since the last marker
+	col := 0  // of the line, where tab stops fall
+	quote, list := false, false
 	i := 0
+scan:
 	for i < len(line) {
 		switch c := line[i]; {
 		case c == ' ' || c == '\t':
+			w := 1
 			if c == '\t' {
+				w = 4 - col%4
 				cols += 4 - cols%4
 			} else {
 				cols++
 			}
+			switch {
+			case p.markers == 0:
+				p.indent += w
+			case quote && !list:
+				p.quoteIndent += w
+			}
+			col += w
 			i++
 			continue
 		case c == '>':
+			quote = true
 			p.markers++
+			col++
 			i++
 		case c == '-' || c == '+' || c == '*':
 			if !followedBySpace(line, i+1) || isThematicBreak(line[i:]) {
-				p.end = i
-				return p
+				break scan
 			}
 			if cols < 4 && !isBlank(line[i+1:]) {
 				p.item = true
 			}
 			p.markers++
+			col++
+			p.list(quote, col+1)
+			list = true
 			i++
 		case c == '[':
 			end := footnoteLabelEnd(line, i)
 			if end < 0 {
-				p.end = i
-				return p
+				break scan
 			}
 			p.markers++
 			p.footnotes++
+			// A definition's content continues four columns past where
+			// its parent's starts, and the label starts at most three
+			// past that.
+			p.list(quote, col+1)
+			list = true
+			col += end - i
 			i = end
 		case c >= '0' && c <= '9':
 			d := i
@@ -327,19 +364,34 @@ func containerPrefix(line []byte) prefix {
 				d++
 			}
 			if d-i > 9 || d >= len(line) || (line[d] != '.' && line[d] != ')') || !followedBySpace(line, d+1) {
-				p.end = i
-				return p
+				break scan
 			}
 			p.markers++
+			col += d + 1 - i
+			p.list(quote, col+1)
+			list = true
 			i = d + 1
 		default:
-			p.end = i
-			return p
+			break scan
 		}
 		cols = 0
 	}
 	p.end = i
+	p.quoteBlank = quote && isBlank(line[i:])
 	return p
+}
+
+// list records a list or footnote definition marker, inside a block quote
+// or not, whose content starts at column content or later.
+func (p *prefix) list(quoted bool, content int) {
+	switch {
+	case quoted:
+		p.quotedLists++
+	case content > lineIndent:
+		p.deepLists++
+	default:
+		p.lists.add(content)
+	}
 }
 
 // isDelimiterRow reports whether line may be a table's delimiter row:

@@ -15,6 +15,21 @@ import (
 // fill repeats unit up to n bytes.
 func fill(unit string, n int) string { return strings.Repeat(unit, n/len(unit)) }
 
+// stair repeats, up to n bytes, lines of item each indented by one more
+// step than the one before, depth lines deep, after prefix. With n 0 it
+// writes the stair once.
+func stair(prefix, step, item string, depth, n int) string {
+	var b strings.Builder
+	for {
+		for d := range depth {
+			b.WriteString(prefix + strings.Repeat(step, d) + item + "\n")
+		}
+		if b.Len() >= n {
+			return b.String()
+		}
+	}
+}
+
 // hostile are inputs on which goldmark, unguarded, spends gigabytes or
 // minutes; the comment says what each cost before measure refused it.
 func hostile() map[string]string {
@@ -52,6 +67,14 @@ func hostile() map[string]string {
 		"list items":                      fill("- a\n", 3*mib),                                                                              // 1.9 GB and 11 s at 10 MiB
 		"one-cell table rows":             "|a|\n|-|\n" + fill("x\n", 2*mib),                                                                 // 3.6 GB at 10 MiB
 		"nested lists on every line":      fill(strings.Repeat("- ", 64)+"x\n", 3*mib),                                                       // 2.6 GB at 10 MiB
+		// Peak heap and time of the parse alone.
+		"items nested by indentation":            stair("", "  ", "- a", 64, 7*mib),                      // 560 MB and 3.5 s at 10 MiB
+		"ordered items nested by indentation":    stair("", "   ", "1. a", 43, 10*mib),                   // 540 MB and 2.1 s at 10 MiB
+		"items nested by indentation in a quote": stair("> ", "  ", "- a", 63, 7*mib),                    // 520 MB and 2.4 s at 10 MiB
+		"items and quotes nested by indentation": stair("", "  ", "- > a", 64, 7*mib),                    // 820 MB and 2.7 s at 10 MiB
+		"blank lines in a list":                  "- a\n" + strings.Repeat("\n", 4*mib),                  // 480 MB and 3.3 s at 10 MiB
+		"blank lines in nested lists":            stair("", "  ", "- a", 64, 0) + fill("\n", 64<<10),     // 1.4 GB and 4.3 s at 256 KiB
+		"blank lines in quoted nested lists":     stair("> ", "  ", "- a", 63, 0) + fill(">\n", 128<<10), // 690 MB and 2.5 s at 256 KiB
 	}
 }
 
@@ -96,6 +119,97 @@ func TestRealDocumentsAdmitted(t *testing.T) {
 				t.Fatalf("%v (cost %+v)", err, c)
 			}
 		})
+	}
+}
+
+// TestNestedListsAdmitted: lists nested a few levels deep by indentation,
+// loose and tight, with paragraphs, code and quotes inside, parse; and
+// repeated to 4 MiB, a large manual made of nothing else, they stay
+// within the budget.
+func TestNestedListsAdmitted(t *testing.T) {
+	const doc = "1. Install the tool\n\n" +
+		"   Run the installer and follow the prompts:\n\n" +
+		"   ```sh\n   ./install.sh --prefix /usr/local\n   ```\n\n" +
+		"   - Linux\n" +
+		"     - Debian and Ubuntu: use the `.deb` package\n" +
+		"       - on older releases, enable the backports first\n" +
+		"         - see the notes for 18.04, which\n" +
+		"           go on over a second line\n" +
+		"     - Fedora: use the `.rpm`\n" +
+		"   - macOS: use *Homebrew*\n\n" +
+		"2. Configure it\n" +
+		"   > Note: the config file is YAML.\n" +
+		"   > - keys are camelCase\n" +
+		"   >   - nested keys are indented\n\n" +
+		"   1. open `config.yaml`\n" +
+		"      1. set `port`\n" +
+		"         - the default is 8080\n\n" +
+		"           A port below 1024 needs root.\n\n" +
+		"      2. set `workers`\n\n"
+	res, err := New(nil).Parse(t.Context(), &stage.ParseRequest{Markdown: doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := depthOf(res.Document.Root); d < 10 {
+		t.Fatalf("tree depth %d: the lists did not nest", d)
+	}
+	c := measure([]byte(strings.Repeat(doc, (4<<20)/len(doc))))
+	if err := c.check(DefaultMaxNodes); err != nil {
+		t.Fatalf("%v (cost %+v)", err, c)
+	}
+}
+
+// TestNestingEstimated: goldmark walks the open list levels again on
+// every line, blank lines included. For inputs made of nesting, it must
+// allocate no more per estimated node than the weights assume: about 250
+// bytes (lines of plain text take 234), 320 with slack.
+func TestNestingEstimated(t *testing.T) {
+	shapes := map[string]string{
+		"items nested by indentation":            stair("", "  ", "- a", 64, 128<<10),
+		"ordered items nested by indentation":    stair("", "   ", "1. a", 43, 128<<10),
+		"footnotes nested by indentation":        stair("", "    ", "[^a]: a", 32, 128<<10),
+		"items nested by tabs":                   stair("", "\t", "- a", 32, 128<<10),
+		"items nested by indentation in a quote": stair("> ", "  ", "- a", 63, 128<<10),
+		"items and quotes nested by indentation": stair("", "  ", "- > a", 64, 128<<10),
+		"lines deep in nested items":             stair("", "  ", "- a", 64, 0) + fill(strings.Repeat("  ", 64)+"a\n", 128<<10),
+		"blank lines in a list":                  "- a\n" + fill("\n", 128<<10),
+		"blank lines in nested lists":            stair("", "  ", "- a", 64, 0) + fill("\n", 4<<10),
+		"blank lines after lazy lines":           stair("", "  ", "- a", 64, 0) + fill("a\n", 2<<10) + fill("\n", 4<<10),
+		"blank lines in nested footnotes":        stair("", "    ", "[^a]: a", 32, 0) + fill("\n", 8<<10),
+		"blank lines in quoted nested lists":     stair("> ", "  ", "- a", 63, 0) + fill(">\n", 8<<10),
+		// Only a thematic break may be indented past lineIndent.
+		"blank lines in lists past lineIndent": strings.Repeat("123456789. ", 64) + "a\n\n" + strings.Repeat(" ", 250) + "***\n" + fill("\n", 16<<10),
+	}
+	p := New(nil)
+	for name, src := range shapes {
+		t.Run(name, func(t *testing.T) {
+			b := defuse([]byte(src), lineMarkers, lineIndent)
+			est := measure(b).nodes
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			doc := p.md.Parser().Parse(text.NewReader(b))
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(doc)
+			if alloc := int64(after.TotalAlloc - before.TotalAlloc); alloc > 320*est {
+				t.Errorf("goldmark allocated %d MB, %d bytes for each of the %d nodes estimated", alloc>>20, alloc/est, est)
+			}
+		})
+	}
+}
+
+func TestColumns(t *testing.T) {
+	var s columns
+	for _, c := range []int{1, 63, 64, 127, lineIndent} {
+		s.add(c)
+	}
+	for c, want := range map[int]int{-1: 0, 0: 0, 1: 1, 62: 1, 63: 2, 64: 3, 126: 3, 127: 4, lineIndent: 5, 1000: 5} {
+		if got := s.upTo(c); got != want {
+			t.Errorf("upTo(%d) = %d, want %d", c, got, want)
+		}
+	}
+	s.keepUpTo(64)
+	if got := s.upTo(lineIndent); got != 3 {
+		t.Errorf("after keepUpTo(64), %d columns, want 3", got)
 	}
 }
 

@@ -13,13 +13,14 @@
 // parser costs grow with the square of the nesting. Then one linear scan
 // estimates what goldmark would build and spend, and refuses as too
 // complex a document whose AST would pass twice maxNodes (goldmark holds
-// 200 bytes to 2 KB a node, so 10 MiB of "[" took 4 GB) or that would
-// drive one of goldmark's quadratic paths past a fixed budget (emphasis
-// delimiters, code spans, link destinations, footnotes, link reference
-// definitions), because goldmark cannot be interrupted. While building the
-// tree, content nested beyond maxDepth is flattened into its nearest
-// allowed ancestor, keeping every text. A tree of more than maxNodes nodes
-// is refused as too large.
+// 200 bytes to 2 KB a node, so 10 MiB of "[" took 4 GB; and it walks the
+// open lists again on every line, however deep indentation nested them)
+// or that would drive one of goldmark's quadratic paths past a fixed
+// budget (emphasis delimiters, code spans, link destinations, footnotes,
+// link reference definitions), because goldmark cannot be interrupted.
+// While building the tree, content nested beyond maxDepth is flattened
+// into its nearest allowed ancestor, keeping every text. A tree of more
+// than maxNodes nodes is refused as too large.
 //
 // Config block (JSON, every key optional):
 //
