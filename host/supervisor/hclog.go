@@ -12,7 +12,10 @@ import (
 
 // newHCLogger gives go-plugin a logger whose output lands in the host's
 // slog logger at the plugin's own level. go-plugin re-emits each plugin
-// stderr line through it, so plugin logs keep their levels and attributes.
+// stderr line through it, so plugin logs keep their levels and attributes,
+// but for "plugin": log names the plugin already, and slog would write the
+// key twice. go-plugin's own lines about the process give the binary's
+// path under it, which the name and the plugin directory say.
 func newHCLogger(log *slog.Logger) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{
 		Name:       "plugin",
@@ -36,7 +39,7 @@ func (w *slogWriter) Write(p []byte) (int, error) {
 		attrs := make([]any, 0, 2*len(entry))
 		for k, v := range entry {
 			switch k {
-			case "@message", "@level", "@timestamp", "@module", "timestamp", "@caller":
+			case "@message", "@level", "@timestamp", "@module", "timestamp", "@caller", "plugin":
 				continue
 			}
 			attrs = append(attrs, k, v)

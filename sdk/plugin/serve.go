@@ -135,8 +135,10 @@ const LogLevelEnv = "MDPRESS_PLUGIN_LOG_LEVEL"
 
 // Logger returns a logger that writes JSON lines to stderr in the shape
 // go-plugin's host side reads (@level, @message, @timestamp), so the host
-// re-levels plugin logs into its own. Its level is the host's (debug when
-// run outside a host). Never log to stdout: it carries the handshake.
+// re-levels plugin logs into its own, adding the plugin's name as
+// "plugin" (an attribute of that key is dropped). Its level is the host's
+// (debug when run outside a host). Never log to stdout: it carries the
+// handshake.
 func Logger() *slog.Logger {
 	level := slog.LevelDebug
 	if v := os.Getenv(LogLevelEnv); v != "" {

@@ -1,0 +1,112 @@
+package supervisor
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// jsonKeys lists the top-level keys of one JSON object in order, repeats
+// included, which decoding into a map would hide.
+func jsonKeys(t *testing.T, line []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", line)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%v in %s", err, line)
+		}
+		keys = append(keys, tok.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%v in %s", err, line)
+		}
+	}
+	return keys
+}
+
+// TestPluginKeyOnce: the supervisor names the plugin on each of its log
+// lines; go-plugin's lines about the process name it again, by the path
+// of its binary, and a plugin may log a "plugin" of its own. Each line
+// carries the key once, with the plugin's name.
+func TestPluginKeyOnce(t *testing.T) {
+	var out bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})).With("plugin", "flaky")
+	hl := newHCLogger(log)
+	// As go-plugin logs about the process, and re-emits a plugin's line.
+	hl.Error("plugin process exited", "plugin", "/opt/mdpress/plugins/flaky", "id", "12", "error", "signal: killed")
+	hl.Named("flaky").Info("tab recycled", "plugin", "chrome", "renders", 500, "timestamp", "2026-01-02T03:04:05.000Z")
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), out.Bytes())
+	}
+	for _, line := range lines {
+		n := 0
+		for _, k := range jsonKeys(t, line) {
+			if k == "plugin" {
+				n++
+			}
+		}
+		var entry map[string]any
+		if err := json.Unmarshal(line, &entry); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 || entry["plugin"] != "flaky" {
+			t.Errorf("%d plugin keys, plugin %v, want one, flaky: %s", n, entry["plugin"], line)
+		}
+	}
+}
+
+// lockedBuffer is a log destination the plugin's stderr reader and the
+// test share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+// TestPluginExitLoggedOnce runs a plugin and kills it: every line the
+// supervisor logs, go-plugin's about the exit included, names it once.
+func TestPluginExitLoggedOnce(t *testing.T) {
+	dir := buildFlaky(t)
+	t.Setenv("FLAKY_MARKER", filepath.Join(t.TempDir(), "never"))
+	var out lockedBuffer
+	sup := New(slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})), dir)
+	if err := sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Stop()
+	killPlugin(t, sup)
+	waitFor(t, "the exit logged", func() bool { return bytes.Contains(out.Bytes(), []byte("plugin process exited")) })
+	for _, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		n := 0
+		for _, k := range jsonKeys(t, line) {
+			if k == "plugin" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d plugin keys: %s", n, line)
+		}
+	}
+}
