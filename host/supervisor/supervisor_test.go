@@ -118,6 +118,22 @@ func TestDeadProcessRelaunchedOnDemand(t *testing.T) {
 	}
 }
 
+// TestConfigureErrorSaidOnce: a plugin's refusal of its config block
+// crosses gRPC and is wrapped once by the supervisor; its message appears
+// once, after what the supervisor was doing.
+func TestConfigureErrorSaidOnce(t *testing.T) {
+	dir := buildFlaky(t)
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+	err := sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte(`{"bad": 1}`)}}})
+	if stage.CodeOf(err) != stage.CodeInvalid {
+		t.Fatalf("Start = %v, want an invalid-config error", err)
+	}
+	const want = `plugin flaky (parse stage): configure: flaky config: unknown key "bad"`
+	if err.Error() != want {
+		t.Fatalf("Start = %q\nwant %q", err, want)
+	}
+}
+
 func TestMissingBinary(t *testing.T) {
 	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), t.TempDir())
 	err := sup.Start(context.Background(), []Spec{{Stage: stage.NameParse, Plugin: "nope", Config: &stage.ConfigureRequest{}}})

@@ -72,9 +72,11 @@ func toStatus(err error) error {
 	return st.Err()
 }
 
-// fromStatus decodes a gRPC error into a *stage.Error. Errors that did not
-// come from an adapter (the process died, the deadline passed on the host
-// side) map by their gRPC code.
+// fromStatus decodes a gRPC error into a *stage.Error. One from an adapter
+// keeps no cause: the status says only its code and message, which the
+// error holds, and as a cause would repeat the message after it (the host
+// wraps it again). Errors that did not come from an adapter (the process
+// died, the deadline passed on the host side) map by their gRPC code.
 func fromStatus(err error) error {
 	if err == nil {
 		return nil
@@ -86,7 +88,7 @@ func fromStatus(err error) error {
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == errorDomain {
 			n, _ := strconv.Atoi(info.Reason)
-			return &stage.Error{Code: stage.Code(n), Message: st.Message(), Details: info.Metadata, Err: err}
+			return &stage.Error{Code: stage.Code(n), Message: st.Message(), Details: info.Metadata}
 		}
 	}
 	switch st.Code() {

@@ -118,6 +118,9 @@ func TestErrorsKeepCodeAndSafeMessage(t *testing.T) {
 			if got := stage.SafeMessage(err); got != tt.wantMsg {
 				t.Fatalf("message = %q, want %q", got, tt.wantMsg)
 			}
+			if n := strings.Count(err.Error(), tt.wantMsg); n != 1 {
+				t.Fatalf("error %q says its message %d times", err, n)
+			}
 			if strings.Contains(stage.SafeMessage(err), "/var/lib") {
 				t.Fatal("internal path crossed the wire")
 			}
@@ -136,7 +139,7 @@ func TestConfigureAuthParse(t *testing.T) {
 	if err != nil || resp.Info.Name != "fake" || resp.Info.Capabilities[0] != "/d" || resp.Info.Capabilities[1] != "free" {
 		t.Fatalf("configure = %+v, %v", resp, err)
 	}
-	if _, err := c.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(`{"bad":1}`), Plans: []stage.Plan{{}}}); stage.CodeOf(err) != stage.CodeInvalid {
+	if _, err := c.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(`{"bad":1}`), Plans: []stage.Plan{{}}}); stage.CodeOf(err) != stage.CodeInvalid || err.Error() != `unknown key "bad"` {
 		t.Fatalf("bad config: %v", err)
 	}
 	p, err := c.Authenticate(context.Background(), &stage.AuthenticateRequest{Token: "good"})

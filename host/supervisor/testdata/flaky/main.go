@@ -1,8 +1,10 @@
 // Command flaky is a parse plugin for the supervisor's tests: it reports
-// unhealthy while the file named by FLAKY_MARKER exists.
+// unhealthy while the file named by FLAKY_MARKER exists, and refuses a
+// config block with a key "bad".
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -13,7 +15,10 @@ import (
 
 type flaky struct{ marker string }
 
-func (f *flaky) Configure(context.Context, *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+func (f *flaky) Configure(_ context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
+	if bytes.Contains(req.Config, []byte(`"bad"`)) {
+		return nil, stage.Errorf(stage.CodeInvalid, "flaky config: unknown key %q", "bad")
+	}
 	return &stage.ConfigureResponse{Info: stage.Info{Name: "flaky", Version: "test"}}, nil
 }
 
