@@ -236,7 +236,8 @@ func (c *Config) SetSink(v string) {
 	}
 }
 
-// Validate checks values that decoding cannot.
+// Validate checks values that decoding cannot. A negative number is an
+// error naming its key; 0 asks for the key's default.
 func (c *Config) Validate() error {
 	if len(c.Plans) == 0 {
 		return fmt.Errorf("config: plans: at least one plan is required")
@@ -289,6 +290,28 @@ func (c *Config) Validate() error {
 	if c.Credits.PerConversion < 0 {
 		return fmt.Errorf("config: credits.perConversion must not be negative")
 	}
+	// A limit of 0 asks for its default (for a stage's timeout: no bound
+	// of its own); a negative one would be replaced by it unseen, or
+	// refuse every request.
+	for _, l := range []limit{
+		limitOf("server.maxBodyBytes", c.Server.MaxBodyBytes),
+		limitOf("server.requestTimeout", c.Server.RequestTimeout),
+		limitOf("server.shutdownTimeout", c.Server.ShutdownTimeout),
+		limitOf("server.maxConcurrent", c.Server.MaxConcurrent),
+		limitOf("server.queue", c.Server.Queue),
+		limitOf("auth.timeout", c.Auth.Timeout),
+		limitOf("meter.timeout", c.Meter.Timeout),
+		limitOf("parse.timeout", c.Parse.Timeout),
+		limitOf("style.timeout", c.Style.Timeout),
+		limitOf("render.timeout", c.Render.Timeout),
+		limitOf("sink.timeout", c.Sink.Timeout),
+		limitOf("sink.maxFileBytes", c.Sink.MaxFileBytes),
+		limitOf("dashboard.signupsPerHour", c.Dashboard.SignupsPerHour),
+	} {
+		if l.negative {
+			return fmt.Errorf("config: %s %v: must not be negative", l.key, l.value)
+		}
+	}
 	for _, s := range []struct{ key, plugin string }{
 		{"auth.plugin", c.Auth.Plugin}, {"meter.plugin", c.Meter.Plugin}, {"parse.plugin", c.Parse.Plugin},
 		{"style.plugin", c.Style.Plugin}, {"render.plugin", c.Render.Plugin}, {"sink.plugin", c.Sink.Plugin},
@@ -298,6 +321,17 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// limit is a number of the config, for Validate.
+type limit struct {
+	key      string
+	value    any // as the message shows it
+	negative bool
+}
+
+func limitOf[T int | int64 | time.Duration](key string, v T) limit {
+	return limit{key: key, value: v, negative: v < 0}
 }
 
 // StagePlugins returns the plugin name per stage, in pipeline order.

@@ -70,6 +70,16 @@ func TestStrict(t *testing.T) {
 		{"plans:\n  - name: a\nsink:\n  minTTL: 500ms\n", "sink.minTTL"},
 		{"plans:\n  - name: a\nplugins:\n  render-chrom:\n    allowRemote: true\n", "plugins.render-chrom"},
 		{"plans:\n  - name: a\nsink:\n  minTTL: -1h\n", "sink.minTTL"},
+		{"plans:\n  - name: a\nserver:\n  queue: -1\n", "server.queue -1"},
+		{"plans:\n  - name: a\nserver:\n  maxConcurrent: -4\n", "server.maxConcurrent -4"},
+		{"plans:\n  - name: a\nserver:\n  maxBodyBytes: -1\n", "server.maxBodyBytes -1"},
+		{"plans:\n  - name: a\nserver:\n  requestTimeout: -1s\n", "server.requestTimeout -1s"},
+		{"plans:\n  - name: a\nserver:\n  shutdownTimeout: -1s\n", "server.shutdownTimeout -1s"},
+		{"plans:\n  - name: a\nrender:\n  timeout: -60s\n", "render.timeout -1m0s"},
+		{"plans:\n  - name: a\nparse:\n  timeout: -1s\n", "parse.timeout -1s"},
+		{"plans:\n  - name: a\nsink:\n  timeout: -1s\n", "sink.timeout -1s"},
+		{"plans:\n  - name: a\nsink:\n  maxFileBytes: -1\n", "sink.maxFileBytes -1"},
+		{"plans:\n  - name: a\ndashboard:\n  signupsPerHour: -1\n", "dashboard.signupsPerHour -1"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
@@ -81,6 +91,23 @@ func TestStrict(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: err = %v, want mention of %q", tt.yaml, err, tt.want)
 		}
+	}
+}
+
+// TestZeroLimitsTakeDefaults: 0 is how configs/mdpress.yaml asks for the
+// default of server.maxConcurrent and server.queue (the API server applies
+// it); only a negative number is an error.
+func TestZeroLimitsTakeDefaults(t *testing.T) {
+	path := t.TempDir() + "/c.yaml"
+	if err := os.WriteFile(path, []byte("plans:\n  - name: a\nserver:\n  maxConcurrent: 0\n  queue: 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.MaxConcurrent != 0 || c.Server.Queue != 0 {
+		t.Fatalf("server %+v: 0 must reach the API server as 0", c.Server)
 	}
 }
 
