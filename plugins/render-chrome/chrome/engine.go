@@ -216,31 +216,53 @@ func (e *engine) forget(g *generation) {
 	e.mu.Unlock()
 }
 
-// maybeCheckMemory replaces the browser when its memory passes the bound,
-// looking at most every memCheckEvery and never on the render's time.
-func (e *engine) maybeCheckMemory(g *generation) {
-	limit := int64(e.cfg.MaxBrowserMemoryMB) << 20
+// checkMemoryBefore retires g before a render takes a tab there when its
+// browser's memory is past the bound, and reports whether it did: a
+// browser grown by earlier renders takes no new work, and the render
+// starts the next one. The render waits for the measure when one is due
+// (reading /proc, about 2 ms, at most every memCheckEvery across renders).
+func (e *engine) checkMemoryBefore(g *generation) bool {
+	return e.claimMemoryCheck() && e.retireIfBig(g)
+}
+
+// checkMemoryAfter does the same after a render, off the render's time, so
+// that a browser the render grew does not idle at that size.
+func (e *engine) checkMemoryAfter(g *generation) {
+	if e.claimMemoryCheck() {
+		go e.retireIfBig(g)
+	}
+}
+
+// claimMemoryCheck reports whether a memory check is due and, if so,
+// claims it; retireIfBig releases it.
+func (e *engine) claimMemoryCheck() bool {
 	now := time.Now().UnixNano()
-	if limit == 0 || now-e.lastMem.Load() < int64(memCheckEvery) || !e.checking.CompareAndSwap(false, true) {
-		return
+	if e.cfg.MaxBrowserMemoryMB == 0 || now-e.lastMem.Load() < int64(memCheckEvery) || !e.checking.CompareAndSwap(false, true) {
+		return false
 	}
 	e.lastMem.Store(now)
-	go func() {
-		defer e.checking.Store(false)
-		rss, err := g.proc.rss()
-		if err != nil || rss <= limit {
-			return
-		}
-		e.log.Info("browser over its memory bound; starting a new one", "rssMB", rss>>20, "limitMB", limit>>20)
-		e.stats.restarts.Add(1)
-		e.mu.Lock()
-		e.retireLocked(g)
-		drain := g.active == 0
-		e.mu.Unlock()
-		if drain {
-			e.kill(g)
-		}
-	}()
+	return true
+}
+
+// retireIfBig replaces the browser when its memory passes the bound: g
+// takes no new render and is killed once its renders are done.
+func (e *engine) retireIfBig(g *generation) bool {
+	defer e.checking.Store(false)
+	limit := int64(e.cfg.MaxBrowserMemoryMB) << 20
+	rss, err := g.proc.rss()
+	if err != nil || rss <= limit {
+		return false
+	}
+	e.log.Info("browser over its memory bound; starting a new one", "rssMB", rss>>20, "limitMB", limit>>20)
+	e.stats.restarts.Add(1)
+	e.mu.Lock()
+	e.retireLocked(g)
+	drain := g.active == 0
+	e.mu.Unlock()
+	if drain {
+		e.kill(g)
+	}
+	return true
 }
 
 // checkHung kills g's browser when it does not answer in time, so that a

@@ -249,6 +249,22 @@ func TestMemoryBoundRestartsBrowser(t *testing.T) {
 	}
 }
 
+// TestMemoryCheckedBeforeRender: a browser already past its memory bound
+// takes no new render: the render runs on a browser started for it, and
+// the old one goes.
+func TestMemoryCheckedBeforeRender(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`) // any browser is above 1 MB
+	old := currentProc(t, r)
+	render(t, r, doc{body: "<p>x</p>"})
+	// Only a render starts a browser, so two launches when the first
+	// render returns mean it ran on the second.
+	if s := r.Stats(); s.Launches < 2 || s.MemoryRestarts < 1 {
+		t.Fatalf("stats %+v: want the render on a second browser, the first retired for its memory", s)
+	}
+	groupGone(t, old.pgid)
+}
+
 func TestCloseLeavesNothing(t *testing.T) {
 	t.Parallel()
 	r := newRenderer(t, `{"tabs":2}`)

@@ -200,6 +200,9 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		if err != nil {
 			return nil, r.failure(ctx, nil, err)
 		}
+		if e.checkMemoryBefore(g) && attempt < 2 {
+			continue // retired: the next browser takes the render
+		}
 		t, err := e.take(ctx, g)
 		if errors.Is(err, errGone) && attempt < 2 {
 			continue // the browser went away before the render began
@@ -209,6 +212,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		}
 		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages)
 		e.give(g, t, err == nil)
+		e.checkMemoryAfter(g) // a failed render may have grown it too
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
 				go e.checkHung(g)
@@ -216,7 +220,6 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			return nil, r.failure(ctx, g, err)
 		}
 		e.stats.rendered.Add(1)
-		e.maybeCheckMemory(g)
 		pages, err := countPages(pdf)
 		if err != nil {
 			return nil, r.failure(ctx, nil, fmt.Errorf("count pages: %w", err))
