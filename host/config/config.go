@@ -254,6 +254,10 @@ func (c *Config) Validate() error {
 		if p.MonthlyCredits < 0 || p.RetentionDays < 0 || p.RateLimitPerMin < 0 {
 			return fmt.Errorf("config: plans[%d] (%s): numbers must not be negative", i, p.Name)
 		}
+		// An empty text would send the plan's PDFs out unmarked.
+		if p.Watermark && strings.TrimSpace(c.Credits.WatermarkText) == "" {
+			return fmt.Errorf("config: plans[%d] (%s) has a watermark but credits.watermarkText is empty", i, p.Name)
+		}
 	}
 	switch c.Accounts.Driver {
 	case "sqlite", "postgres":

@@ -80,6 +80,7 @@ func TestStrict(t *testing.T) {
 		{"plans:\n  - name: a\nsink:\n  timeout: -1s\n", "sink.timeout -1s"},
 		{"plans:\n  - name: a\nsink:\n  maxFileBytes: -1\n", "sink.maxFileBytes -1"},
 		{"plans:\n  - name: a\ndashboard:\n  signupsPerHour: -1\n", "dashboard.signupsPerHour -1"},
+		{"plans:\n  - name: a\n    watermark: true\ncredits:\n  watermarkText: \" \"\n", "credits.watermarkText is empty"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
