@@ -56,6 +56,10 @@ var errSyntax = errors.New("pdf syntax")
 type parser struct {
 	src []byte
 	pos int
+	// skim reads the syntax without building the values' parts: the
+	// elements, entries and names are left out, for an object whose end
+	// is all that is wanted.
+	skim bool
 }
 
 func isSpace(c byte) bool {
@@ -131,7 +135,10 @@ func (p *parser) value(depth int) (value, error) {
 	switch c := p.src[p.pos]; {
 	case c == '/':
 		p.pos++
-		v = value{kind: kName, name: decodeName(p.token())}
+		v = value{kind: kName}
+		if name := p.token(); !p.skim {
+			v.name = decodeName(name)
+		}
 	case c == '(':
 		err = p.literalString()
 	case c == '<' && p.pos+1 < len(p.src) && p.src[p.pos+1] == '<':
@@ -242,7 +249,9 @@ func (p *parser) array(depth int) (value, error) {
 		if err != nil {
 			return value{}, err
 		}
-		v.elems = append(v.elems, e)
+		if !p.skim {
+			v.elems = append(v.elems, e)
+		}
 	}
 }
 
@@ -266,7 +275,9 @@ func (p *parser) dict(depth int) (value, error) {
 		if err != nil {
 			return value{}, err
 		}
-		v.entries = append(v.entries, entry{key: key.name, rawKey: key.raw[1:], val: val})
+		if !p.skim {
+			v.entries = append(v.entries, entry{key: key.name, rawKey: key.raw[1:], val: val})
+		}
 	}
 }
 

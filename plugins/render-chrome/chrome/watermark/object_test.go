@@ -45,6 +45,11 @@ func TestParseValue(t *testing.T) {
 			if tt.want != nil && !tt.want(v) {
 				t.Fatalf("wrong value: %+v", v)
 			}
+			// Skimmed, the value ends where it does in full.
+			p = &parser{src: []byte(tt.src), skim: true}
+			if s, err := p.value(0); err != nil || s.kind != tt.kind || string(s.raw) != tt.raw {
+				t.Fatalf("skimmed: kind %d raw %q (%v), want kind %d raw %q", s.kind, s.raw, err, tt.kind, tt.raw)
+			}
 		})
 	}
 }
@@ -53,9 +58,11 @@ func TestParseErrors(t *testing.T) {
 	deep := strings.Repeat("[", maxDepth+2) + strings.Repeat("]", maxDepth+2)
 	for _, src := range []string{"", "(unterminated", "<</A 1", "[1 2", "<<1 2>>", "<4142", ")", deep,
 		"+Inf", "-inf", "+NaN", "1e5", "0x10", "1.2.3", "--1", "1_0"} {
-		p := &parser{src: []byte(src)}
-		if v, err := p.value(0); err == nil {
-			t.Errorf("%q parsed as %q", src, v.raw)
+		for _, skim := range []bool{false, true} {
+			p := &parser{src: []byte(src), skim: skim}
+			if v, err := p.value(0); err == nil {
+				t.Errorf("%q parsed as %q (skim %v)", src, v.raw, skim)
+			}
 		}
 	}
 }

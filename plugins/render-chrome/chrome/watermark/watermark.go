@@ -1,14 +1,17 @@
 // Package watermark stamps a text watermark on every page of a PDF that
 // Chromium printed, where the document's own CSS cannot reach it.
 //
-// The stamp is an incremental update (ISO 32000-1, 7.5.6): the printed
-// bytes stay as they are, and after them come a font (standard
+// The stamp rewrites the file: one header, the printed objects that stay
+// as they are, copied byte for byte, then a font (standard
 // Helvetica-Bold, not embedded), a graphics state for the opacity, the
-// mark's content streams, a new version of every page object, and a
-// cross-reference section whose trailer points back to the original one.
-// Each page's content becomes [q, its old content, Q + the mark], so the
-// mark is drawn last, above everything, in the page's default
-// coordinates, whatever the old content left in the graphics state.
+// mark's content streams and the new version of every page object, and
+// one cross-reference table and trailer. The unmarked page objects are
+// not in the file, nor is any earlier version of it, so no cut of the
+// file, and no reader rebuilding a damaged one, brings the print back
+// without its mark. Each page's content becomes [q, its old content, Q +
+// the mark], so the mark is drawn last, above everything, in the page's
+// default coordinates, whatever the old content left in the graphics
+// state.
 //
 // It reads PDFs with classic cross-reference tables, which is what
 // Chromium (Skia) writes: PDF 1.4, no object or cross-reference streams.
@@ -19,7 +22,6 @@ package watermark
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -80,9 +82,42 @@ func Stamp(pdf []byte, m Mark) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	w := newIncrement(pdf, len(pages))
+	v, err := version(pdf)
+	if err != nil {
+		return nil, fmt.Errorf("read pdf: %w", err)
+	}
+	// The output is the input, less what it no longer needs, plus the
+	// mark. Each page gets its own copy of resources it shares through
+	// the page tree or an indirect font dictionary: bounded, so that many
+	// pages sharing much cannot multiply the file. Chromium's pages each
+	// have their own resources, which this leaves room for many times
+	// over. The bound also refuses a /Size whose table would outgrow it.
+	limit := 2*len(pdf) + 1<<16 + len(pages)<<10
+	tooLarge := fmt.Errorf("%w: the pages share resources, or the object numbers leave gaps, that would grow the file past its size", errUnsupported)
 	next := int(size.num)
+	if xrefLen(next+3+len(pages)) > limit {
+		return nil, tooLarge
+	}
+	spans, err := f.spans()
+	if err != nil {
+		return nil, fmt.Errorf("read pdf: %w", err)
+	}
+	replaced := make(map[int]bool, len(pages))
+	for _, pg := range pages {
+		replaced[pg.num] = true
+	}
+
+	w := newRewrite(v, pdf, len(pages))
+	for _, s := range spans {
+		if !replaced[s.num] {
+			w.copy(pdf, s, f.xref[s.num].gen)
+		}
+	}
+	// The new objects come after the copied ones, and each page after
+	// the objects it draws the mark with: any prefix of the file that
+	// holds a page holds its mark, and a reader that rebuilds a damaged
+	// file by scanning, keeping the last object of a number, finds the
+	// marked pages.
 	alloc := func() int { next++; return next - 1 }
 	font, gs, open := alloc(), alloc(), alloc()
 	w.object(font, 0, []byte("<</Type /Font /Subtype /Type1 /BaseFont /"+fontName+" /Encoding /WinAnsiEncoding>>"))
@@ -120,14 +155,12 @@ func Stamp(pdf []byte, m Mark) ([]byte, error) {
 		}
 		d.WriteString(" " + ref(mark, 0) + "]>>")
 		w.object(pg.num, pg.gen, d.Bytes())
-		// Each page gets its own copy of resources it shares through
-		// the page tree or an indirect font dictionary: bounded, so that
-		// many pages sharing much cannot multiply the file. Chromium's
-		// pages each have their own resources, which this leaves room
-		// for many times over.
-		if len(w.out)-len(pdf) > len(pdf)+1<<16+len(pages)<<10 {
-			return nil, fmt.Errorf("%w: the pages share resources that would be copied past the file's size", errUnsupported)
+		if len(w.out) > limit {
+			return nil, tooLarge
 		}
+	}
+	if len(w.out)+xrefLen(next)+len(f.trailer.raw)+64 > limit {
+		return nil, tooLarge
 	}
 	return w.finish(f, next), nil
 }
@@ -388,66 +421,6 @@ func (f *file) addResources(res value, name, font, gs string) ([]byte, error) {
 	}
 	b.WriteString(">>")
 	return b.Bytes(), nil
-}
-
-// increment is an incremental update being written after a file.
-type increment struct {
-	out  []byte
-	xref []xentryAt
-}
-
-type xentryAt struct{ num, gen, off int }
-
-// newIncrement starts an update of pdf with room for that of pages pages.
-func newIncrement(pdf []byte, pages int) *increment {
-	out := make([]byte, len(pdf), len(pdf)+4<<10+pages<<9)
-	copy(out, pdf)
-	if len(out) > 0 && out[len(out)-1] != '\n' && out[len(out)-1] != '\r' {
-		out = append(out, '\n')
-	}
-	return &increment{out: out}
-}
-
-func (w *increment) object(num, gen int, body []byte) {
-	w.xref = append(w.xref, xentryAt{num, gen, len(w.out)})
-	w.out = fmt.Appendf(w.out, "%d %d obj\n", num, gen)
-	w.out = append(w.out, body...)
-	w.out = append(w.out, "\nendobj\n"...)
-}
-
-func (w *increment) stream(num int, data []byte) {
-	body := fmt.Appendf(nil, "<</Length %d>>\nstream\n", len(data))
-	body = append(body, data...)
-	body = append(body, "\nendstream"...)
-	w.object(num, 0, body)
-}
-
-// finish writes the cross-reference section and the trailer, which keeps
-// the old one's /Root, /Info and /ID and links to it with /Prev.
-func (w *increment) finish(f *file, size int) []byte {
-	slices.SortFunc(w.xref, func(a, b xentryAt) int { return cmp.Compare(a.num, b.num) })
-	start := len(w.out)
-	w.out = append(w.out, "xref\n"...)
-	for i := 0; i < len(w.xref); {
-		j := i + 1
-		for j < len(w.xref) && w.xref[j].num == w.xref[j-1].num+1 {
-			j++
-		}
-		w.out = fmt.Appendf(w.out, "%d %d\n", w.xref[i].num, j-i)
-		for _, e := range w.xref[i:j] {
-			w.out = fmt.Appendf(w.out, "%010d %05d n\r\n", e.off, e.gen)
-		}
-		i = j
-	}
-	w.out = fmt.Appendf(w.out, "trailer\n<</Size %d", size)
-	for _, key := range []string{"Root", "Info", "ID"} {
-		if v, ok := f.trailer.get(key); ok {
-			w.out = append(w.out, "\n/"+key+" "...)
-			w.out = append(w.out, v.raw...)
-		}
-	}
-	w.out = fmt.Appendf(w.out, "\n/Prev %d>>\nstartxref\n%d\n%%%%EOF\n", f.startxref, start)
-	return w.out
 }
 
 // PageCount counts the pages of a PDF that Stamp reads, as Stamp finds

@@ -9,7 +9,8 @@ import (
 
 // errUnsupported marks a PDF this package does not stamp: one with
 // cross-reference streams, an encrypted one, or one whose pages share so
-// much that the update would outgrow it. Chromium writes none of them.
+// much, or numbers its objects so sparsely, that the stamped file would
+// outgrow it. Chromium writes none of them.
 var errUnsupported = errors.New("unsupported pdf")
 
 // file is a PDF read through its classic cross-reference tables, newest
