@@ -125,33 +125,11 @@ func start(t *testing.T, bin string) *sdkplugin.Client {
 	return p
 }
 
-// childrenOf lists the direct children of pid.
-func childrenOf(pid int) []int {
+// procs lists the processes whose /proc stat fields after the command
+// name (state, ppid, pgrp, ...) match.
+func procs(match func(f []string) bool) []int {
 	entries, _ := os.ReadDir("/proc")
-	var kids []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			kids = append(kids, child)
-		}
-	}
-	return kids
-}
-
-// alive reports whether pid runs and is no zombie.
-// groupAlive lists the live processes of process group pgid.
-func groupAlive(pgid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var live []int
+	var pids []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -162,12 +140,21 @@ func groupAlive(pgid int) []int {
 			continue
 		}
 		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
-			live = append(live, pid)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 2 && match(f) {
+			pids = append(pids, pid)
 		}
 	}
-	return live
+	return pids
+}
+
+// childrenOf lists the direct children of pid.
+func childrenOf(pid int) []int {
+	return procs(func(f []string) bool { return f[1] == strconv.Itoa(pid) })
+}
+
+// groupAlive lists the live processes of process group pgid.
+func groupAlive(pgid int) []int {
+	return procs(func(f []string) bool { return f[2] == strconv.Itoa(pgid) && f[0] != "Z" })
 }
 
 // TestBinaryConformance runs the SDK's renderer contract against the built
