@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -76,7 +77,10 @@ type Result struct {
 	URL      string // hosted output; empty URL with a FileID means the host serves it
 	Replayed bool   // an idempotent retry: nothing was charged
 
-	commit func() error // nil: nothing to charge
+	commit    func() error // nil: nothing to charge
+	stop      func()       // stops the charge's deadline and its watch of the request
+	once      sync.Once
+	commitErr error
 }
 
 // Commit charges the credits reserved for the result. Finish leaves this to
@@ -85,14 +89,24 @@ type Result struct {
 // client has gone by then. When the charge fails, the credits are
 // refunded and the error returned: the operator then gives away one PDF,
 // and a client is never charged without its PDF having been sent.
-// Committing a replay, a local render or a committed result does nothing.
+// Committing a replay, a local render or a committed result does nothing
+// more; the charge is made once, and its error is returned to every call.
+//
+// The charge does not wait for the caller past the point where the meter
+// could give the credits back (a client slow to read the answer, a caller
+// that never gets to Commit), nor past the end of the request's context (the
+// client gone, its deadline passed, the server cutting it at shutdown while
+// the meter still runs): Finish arms both, and Commit then waits for that
+// charge.
 func (r *Result) Commit() error {
 	if r == nil || r.commit == nil {
 		return nil
 	}
-	commit := r.commit
-	r.commit = nil
-	return commit()
+	r.once.Do(func() {
+		r.stop()
+		r.commitErr = r.commit()
+	})
+	return r.commitErr
 }
 
 // stored is what Commit records for idempotent replays.
@@ -267,6 +281,18 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		}
 		return err
 	}
+	armed := make(chan struct{})
+	late := func() {
+		<-armed
+		_ = res.Commit()
+	}
+	deadline := time.AfterFunc(time.Until(heldUntil)-lateCommitMargin, late)
+	unwatch := context.AfterFunc(ctx, late)
+	res.stop = func() {
+		deadline.Stop()
+		unwatch()
+	}
+	close(armed)
 	return res, nil
 }
 

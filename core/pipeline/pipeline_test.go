@@ -668,3 +668,52 @@ func TestCommitFirstNearRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestLateCommitDoesNotWaitPastTheHold: an answer still being written when
+// the reservation nears its release (a client slow to read), or a caller
+// that never gets to Commit, does not leave the charge to a commit the
+// meter would refuse, the PDF given away; nor does a request cut meanwhile
+// (the client gone, its deadline passed, the server shutting down) leave it
+// to a commit made once the meter may have stopped. Commit then returns
+// that charge's outcome.
+func TestLateCommitDoesNotWaitPastTheHold(t *testing.T) {
+	waitFor := func(t *testing.T, f *fakes, want string) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); f.called() != want; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("calls %q, want %q without a call of Commit", f.called(), want)
+			}
+		}
+	}
+	t.Run("hold ending", func(t *testing.T) {
+		f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: lateCommitMargin + 500*time.Millisecond}
+		p := New(nil)
+		res, err := p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.called(); got != "reserve parse style render" {
+			t.Fatalf("calls %q: charged before the answer", got)
+		}
+		waitFor(t, f, "reserve parse style render commit")
+		if err := res.Commit(); err != nil || f.called() != "reserve parse style render commit" {
+			t.Fatalf("commit: %v, calls %q", err, f.called())
+		}
+	})
+	t.Run("request cut", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute,
+			onCommit: func(context.Context) error { return stage.Errorf(stage.CodeUnavailable, "store down") }}
+		p := New(nil)
+		res, err := p.Finish(ctx, stagesOf(f), Job{}, p.Start(ctx, stagesOf(f), Job{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		waitFor(t, f, "reserve parse style render commit refund:unavailable")
+		if err := res.Commit(); stage.CodeOf(err) != stage.CodeUnavailable {
+			t.Fatalf("commit: %v, want the charge's error", err)
+		}
+	})
+}
