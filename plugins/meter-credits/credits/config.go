@@ -19,7 +19,9 @@ const DefaultReleaseInterval = time.Minute
 // Config is the plugin's block after defaults.
 type Config struct {
 	// ReservationTTL is how long a reservation may stay open before it is
-	// refunded; it must outlast the slowest render.
+	// refunded; it must outlast the slowest render, and be the same on every
+	// replica sharing a store (each sweeps by its own, and Reserve tells
+	// the host its own as the reservation's hold).
 	ReservationTTL time.Duration
 	// ReleaseInterval is the pause between sweeps for expired reservations.
 	ReleaseInterval time.Duration
