@@ -50,6 +50,7 @@ type engine struct {
 	closed   bool
 	checking atomic.Bool // a memory check runs
 	lastMem  atomic.Int64
+	memEvery time.Duration // memCheckEvery but in tests
 }
 
 // generation is one browser and its pool of tabs.
@@ -237,7 +238,7 @@ func (e *engine) checkMemoryAfter(g *generation) {
 // claims it; retireIfBig releases it.
 func (e *engine) claimMemoryCheck() bool {
 	now := time.Now().UnixNano()
-	if e.cfg.MaxBrowserMemoryMB == 0 || now-e.lastMem.Load() < int64(memCheckEvery) || !e.checking.CompareAndSwap(false, true) {
+	if e.cfg.MaxBrowserMemoryMB == 0 || now-e.lastMem.Load() < int64(e.memEvery) || !e.checking.CompareAndSwap(false, true) {
 		return false
 	}
 	e.lastMem.Store(now)

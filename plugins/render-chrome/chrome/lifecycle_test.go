@@ -265,6 +265,20 @@ func TestMemoryCheckedBeforeRender(t *testing.T) {
 	groupGone(t, old.pgid)
 }
 
+// TestMemoryCheckSparesLastAttempt: with every check due and a bound no
+// browser meets, the first two attempts each retire their browser, and the
+// third renders on its own rather than retiring and killing the browser it
+// is about to use.
+func TestMemoryCheckSparesLastAttempt(t *testing.T) {
+	t.Parallel()
+	everyCheck := func(o *options) { o.memCheckEvery = time.Nanosecond }
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`, everyCheck)
+	render(t, r, doc{body: "<p>x</p>"})
+	if s := r.Stats(); s.Launches != 3 {
+		t.Fatalf("stats %+v: want the render on the third browser", s)
+	}
+}
+
 func TestCloseLeavesNothing(t *testing.T) {
 	t.Parallel()
 	r := newRenderer(t, `{"tabs":2}`)
