@@ -279,6 +279,35 @@ func TestMemoryCheckSparesLastAttempt(t *testing.T) {
 	}
 }
 
+// TestMemoryRetireCountsOnce: a browser retired for its memory while a
+// render runs there lives on until that render ends; measured again
+// meanwhile (as the check after that render does), it is neither counted
+// nor retired a second time.
+func TestMemoryRetireCountsOnce(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`)
+	e := r.engine()
+	e.mu.Lock()
+	g := e.cur
+	e.mu.Unlock()
+	<-g.ready
+	e.mu.Lock()
+	g.active++ // a render holds a tab
+	e.mu.Unlock()
+	if !e.retireIfBig(g) {
+		t.Fatal("a browser over 1 MB was not retired")
+	}
+	if e.retireIfBig(g) {
+		t.Error("retired twice")
+	}
+	if s := r.Stats(); s.MemoryRestarts != 1 {
+		t.Errorf("%d memory restarts counted, want 1", s.MemoryRestarts)
+	}
+	pgid := g.proc.pgid
+	e.done(g) // the render ends: the browser goes
+	groupGone(t, pgid)
+}
+
 func TestCloseLeavesNothing(t *testing.T) {
 	t.Parallel()
 	r := newRenderer(t, `{"tabs":2}`)
