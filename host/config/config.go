@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -254,9 +255,10 @@ func (c *Config) Validate() error {
 		if p.MonthlyCredits < 0 || p.RetentionDays < 0 || p.RateLimitPerMin < 0 {
 			return fmt.Errorf("config: plans[%d] (%s): numbers must not be negative", i, p.Name)
 		}
-		// An empty text would send the plan's PDFs out unmarked.
-		if p.Watermark && strings.TrimSpace(c.Credits.WatermarkText) == "" {
-			return fmt.Errorf("config: plans[%d] (%s) has a watermark but credits.watermarkText is empty", i, p.Name)
+		// A text with nothing to draw would send the plan's PDFs out
+		// unmarked: the renderers drop control characters and trim spaces.
+		if p.Watermark && !visible(c.Credits.WatermarkText) {
+			return fmt.Errorf("config: plans[%d] (%s) has a watermark but credits.watermarkText is empty or has no visible character", i, p.Name)
 		}
 	}
 	switch c.Accounts.Driver {
@@ -325,6 +327,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// visible reports whether s has a character a renderer draws: not a space,
+// not a control or format character.
+func visible(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }) >= 0
 }
 
 // limit is a number of the config, for Validate.

@@ -81,6 +81,8 @@ func TestStrict(t *testing.T) {
 		{"plans:\n  - name: a\nsink:\n  maxFileBytes: -1\n", "sink.maxFileBytes -1"},
 		{"plans:\n  - name: a\ndashboard:\n  signupsPerHour: -1\n", "dashboard.signupsPerHour -1"},
 		{"plans:\n  - name: a\n    watermark: true\ncredits:\n  watermarkText: \" \"\n", "credits.watermarkText is empty"},
+		{"plans:\n  - name: a\n    watermark: true\ncredits:\n  watermarkText: \"\\x01\\x7f\"\n", "credits.watermarkText is empty"},
+		{"plans:\n  - name: a\n    watermark: true\ncredits:\n  watermarkText: \"\\u200b\\u00a0\"\n", "credits.watermarkText is empty"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()

@@ -306,6 +306,7 @@ func containerPrefix(line []byte) prefix {
 	cols := 0 // since the last marker
 	col := 0  // of the line, where tab stops fall
 	quote, list := false, false
+	var breaks breakTails
 	i := 0
 scan:
 	for i < len(line) {
@@ -333,7 +334,7 @@ scan:
 			col++
 			i++
 		case c == '-' || c == '+' || c == '*':
-			if !followedBySpace(line, i+1) || isThematicBreak(line[i:]) {
+			if !followedBySpace(line, i+1) || c != '+' && breaks.from(line, i) {
 				break scan
 			}
 			if cols < 4 && !isBlank(line[i+1:]) {

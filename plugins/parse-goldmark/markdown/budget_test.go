@@ -2,9 +2,11 @@ package markdown
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -365,5 +367,48 @@ func TestNestedImageAltBounded(t *testing.T) {
 	walk(resp.Document.Root)
 	if images == 0 {
 		t.Fatal("no image in the tree")
+	}
+}
+
+// TestBreakTail: the line from a bullet on is a thematic break by
+// breakTails exactly when isThematicBreak says so.
+func TestBreakTail(t *testing.T) {
+	for _, line := range []string{
+		"- a", "- - -", "- - - x", "* * *", "* - *", "- * * *", "-  -\t-\r", "- -", "- - -x",
+		"- * - * -", "* * * - -", "- ---", "- - - - - ---_", "-\t-\t-\t", "+ - - -", "- + - - -",
+	} {
+		var b breakTails
+		for i := range len(line) {
+			if c := line[i]; c != '-' && c != '*' {
+				continue
+			}
+			if got, want := b.from([]byte(line), i), isThematicBreak([]byte(line[i:])); got != want {
+				t.Errorf("%q from %d: %v, want %v", line, i, got, want)
+			}
+		}
+	}
+}
+
+// TestMeasureLinear: the pre-scan reads a line a bounded number of times
+// however many bullets open it: 64 bullets before a long run of marks
+// cost about as much as plain text of the same size (64 times as much
+// when each bullet read the rest of the line again).
+func TestMeasureLinear(t *testing.T) {
+	const n = 4 << 20
+	timed := func(src []byte) time.Duration {
+		best := time.Duration(math.MaxInt64)
+		for range 3 {
+			start := time.Now()
+			measure(src)
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	plain := timed([]byte(strings.Repeat("a", n)))
+	for _, bullet := range []string{"- ", "* "} {
+		src := []byte(strings.Repeat(bullet, 64) + strings.Repeat(bullet[:1], n) + "x")
+		if d := timed(src); d > 8*plain+5*time.Millisecond {
+			t.Errorf("%q bullets: measure took %v, plain text %v", bullet, d, plain)
+		}
 	}
 }

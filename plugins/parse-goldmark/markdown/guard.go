@@ -197,3 +197,47 @@ func isThematicBreak(line []byte) bool {
 	}
 	return n >= 3
 }
+
+// breakTails tells, for the bullets of one line, whether the line from a
+// bullet on is a thematic break, reading the line's tail once for each
+// mark: isThematicBreak at every bullet read it again per bullet, so
+// "- - ... -" then a megabyte of "-" and an "x" cost 64 passes over it.
+type breakTails struct {
+	known       [2]bool // for "-", "*"
+	start, last [2]int  // see breakTail
+}
+
+// from reports whether line[i:], which starts with "-" or "*", is a
+// thematic break.
+func (b *breakTails) from(line []byte, i int) bool {
+	k := 0
+	if line[i] == '*' {
+		k = 1
+	}
+	if !b.known[k] {
+		b.start[k], b.last[k] = breakTail(line, line[i])
+		b.known[k] = true
+	}
+	return b.start[k] <= i && i <= b.last[k]
+}
+
+// breakTail returns where the longest tail of line made of mark and
+// whitespace starts, and the index of the third mark from the end (-1
+// with fewer): line[i:], starting with mark, is a thematic break exactly
+// when i lies between them.
+func breakTail(line []byte, mark byte) (start, last int) {
+	last, n := -1, 0
+	start = len(line)
+	for ; start > 0; start-- {
+		switch line[start-1] {
+		case mark:
+			if n++; n == 3 {
+				last = start - 1
+			}
+		case ' ', '\t', '\r':
+		default:
+			return start, last
+		}
+	}
+	return start, last
+}

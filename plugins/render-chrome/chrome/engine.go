@@ -50,6 +50,7 @@ type engine struct {
 	closed   bool
 	checking atomic.Bool // a memory check runs
 	lastMem  atomic.Int64
+	memEvery time.Duration // memCheckEvery but in tests
 }
 
 // generation is one browser and its pool of tabs.
@@ -228,7 +229,8 @@ func (e *engine) checkMemoryBefore(g *generation) bool {
 // checkMemoryAfter does the same after a render, off the render's time, so
 // that a browser the render grew does not idle at that size.
 func (e *engine) checkMemoryAfter(g *generation) {
-	if e.claimMemoryCheck() {
+	// A retired browser is going: the check is left to the current one.
+	if !g.isRetired() && e.claimMemoryCheck() {
 		go e.retireIfBig(g)
 	}
 }
@@ -237,7 +239,7 @@ func (e *engine) checkMemoryAfter(g *generation) {
 // claims it; retireIfBig releases it.
 func (e *engine) claimMemoryCheck() bool {
 	now := time.Now().UnixNano()
-	if e.cfg.MaxBrowserMemoryMB == 0 || now-e.lastMem.Load() < int64(memCheckEvery) || !e.checking.CompareAndSwap(false, true) {
+	if e.cfg.MaxBrowserMemoryMB == 0 || now-e.lastMem.Load() < int64(e.memEvery) || !e.checking.CompareAndSwap(false, true) {
 		return false
 	}
 	e.lastMem.Store(now)
@@ -245,22 +247,34 @@ func (e *engine) claimMemoryCheck() bool {
 }
 
 // retireIfBig replaces the browser when its memory passes the bound: g
-// takes no new render and is killed once its renders are done.
+// takes no new render and is killed once its renders are done. A browser
+// retired already (by a check, a crash or a hang) is left alone: it is
+// going, and counting or logging it again would report a restart that
+// does not happen. The kill runs apart, as give's does: a render that
+// found the browser big waits for the next one, not for the old one's
+// profile to be removed.
 func (e *engine) retireIfBig(g *generation) bool {
 	defer e.checking.Store(false)
+	if g.isRetired() {
+		return false
+	}
 	limit := int64(e.cfg.MaxBrowserMemoryMB) << 20
 	rss, err := g.proc.rss()
 	if err != nil || rss <= limit {
 		return false
 	}
-	e.log.Info("browser over its memory bound; starting a new one", "rssMB", rss>>20, "limitMB", limit>>20)
-	e.stats.restarts.Add(1)
 	e.mu.Lock()
+	if g.isRetired() {
+		e.mu.Unlock()
+		return false
+	}
 	e.retireLocked(g)
 	drain := g.active == 0
 	e.mu.Unlock()
+	e.log.Info("browser over its memory bound; starting a new one", "rssMB", rss>>20, "limitMB", limit>>20)
+	e.stats.restarts.Add(1)
 	if drain {
-		e.kill(g)
+		go e.kill(g)
 	}
 	return true
 }

@@ -265,6 +265,49 @@ func TestMemoryCheckedBeforeRender(t *testing.T) {
 	groupGone(t, old.pgid)
 }
 
+// TestMemoryCheckSparesLastAttempt: with every check due and a bound no
+// browser meets, the first two attempts each retire their browser, and the
+// third renders on its own rather than retiring and killing the browser it
+// is about to use.
+func TestMemoryCheckSparesLastAttempt(t *testing.T) {
+	t.Parallel()
+	everyCheck := func(o *options) { o.memCheckEvery = time.Nanosecond }
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`, everyCheck)
+	render(t, r, doc{body: "<p>x</p>"})
+	if s := r.Stats(); s.Launches != 3 {
+		t.Fatalf("stats %+v: want the render on the third browser", s)
+	}
+}
+
+// TestMemoryRetireCountsOnce: a browser retired for its memory while a
+// render runs there lives on until that render ends; measured again
+// meanwhile (as the check after that render does), it is neither counted
+// nor retired a second time.
+func TestMemoryRetireCountsOnce(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`)
+	e := r.engine()
+	e.mu.Lock()
+	g := e.cur
+	e.mu.Unlock()
+	<-g.ready
+	e.mu.Lock()
+	g.active++ // a render holds a tab
+	e.mu.Unlock()
+	if !e.retireIfBig(g) {
+		t.Fatal("a browser over 1 MB was not retired")
+	}
+	if e.retireIfBig(g) {
+		t.Error("retired twice")
+	}
+	if s := r.Stats(); s.MemoryRestarts != 1 {
+		t.Errorf("%d memory restarts counted, want 1", s.MemoryRestarts)
+	}
+	pgid := g.proc.pgid
+	e.done(g) // the render ends: the browser goes
+	groupGone(t, pgid)
+}
+
 func TestCloseLeavesNothing(t *testing.T) {
 	t.Parallel()
 	r := newRenderer(t, `{"tabs":2}`)

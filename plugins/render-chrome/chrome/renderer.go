@@ -45,6 +45,8 @@ type options struct {
 	bareNetwork bool // tests only; see launchOptions
 	// stamp is watermark.Stamp; tests watch it.
 	stamp func(pdf []byte, m watermark.Mark) ([]byte, error)
+	// memCheckEvery is memCheckEvery; tests make every check due.
+	memCheckEvery time.Duration
 }
 
 // WithLookup replaces the resolver remote resources are looked up with.
@@ -57,7 +59,7 @@ func WithDial(f egress.DialFunc) Option { return func(o *options) { o.dial = f }
 
 // New returns a Renderer. It starts nothing until Configure.
 func New(log *slog.Logger, opts ...Option) *Renderer {
-	r := &Renderer{log: log, opts: options{stamp: watermark.Stamp}}
+	r := &Renderer{log: log, opts: options{stamp: watermark.Stamp, memCheckEvery: memCheckEvery}}
 	for _, o := range opts {
 		o(&r.opts)
 	}
@@ -90,13 +92,14 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 			log:         r.log,
 			stats:       &r.stats,
 		},
-		log:   r.log,
-		stats: &r.stats,
-		hole:  hole,
-		root:  root,
-		stop:  stop,
-		slots: make(chan struct{}, cfg.Tabs),
-		gens:  make(map[*generation]struct{}),
+		log:      r.log,
+		stats:    &r.stats,
+		hole:     hole,
+		root:     root,
+		stop:     stop,
+		slots:    make(chan struct{}, cfg.Tabs),
+		memEvery: r.opts.memCheckEvery,
+		gens:     make(map[*generation]struct{}),
 	}
 	r.mu.Lock()
 	old := r.eng
@@ -200,7 +203,10 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		if err != nil {
 			return nil, r.failure(ctx, nil, err)
 		}
-		if e.checkMemoryBefore(g) && attempt < 2 {
+		// The last attempt is not checked: a browser it retired would be
+		// killed before the render could take a tab there, and the render
+		// would fail for a bound the browser started for it may pass.
+		if attempt < 2 && e.checkMemoryBefore(g) {
 			continue // retired: the next browser takes the render
 		}
 		t, err := e.take(ctx, g)
