@@ -77,10 +77,7 @@ type Result struct {
 	URL      string // hosted output; empty URL with a FileID means the host serves it
 	Replayed bool   // an idempotent retry: nothing was charged
 
-	commit    func() error // nil: nothing to charge
-	stop      func()       // stops the charge's deadline and its watch of the request
-	once      sync.Once
-	commitErr error
+	commit func() error // charges once; nil: nothing to charge
 }
 
 // Commit charges the credits reserved for the result. Finish leaves this to
@@ -102,11 +99,7 @@ func (r *Result) Commit() error {
 	if r == nil || r.commit == nil {
 		return nil
 	}
-	r.once.Do(func() {
-		r.stop()
-		r.commitErr = r.commit()
-	})
-	return r.commitErr
+	return r.commit()
 }
 
 // stored is what Commit records for idempotent replays.
@@ -274,24 +267,24 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		}
 		return res, nil
 	}
-	res.commit = func() error {
+	// Either trigger may fire before both exist: the charge waits until
+	// they do.
+	armed := make(chan struct{})
+	var deadline *time.Timer
+	var unwatch func() bool
+	res.commit = sync.OnceValue(func() error {
+		<-armed
+		deadline.Stop()
+		unwatch()
 		err := charge()
 		if err != nil {
 			refund(stage.CodeOf(err).String())
 		}
 		return err
-	}
-	armed := make(chan struct{})
-	late := func() {
-		<-armed
-		_ = res.Commit()
-	}
-	deadline := time.AfterFunc(time.Until(heldUntil)-lateCommitMargin, late)
-	unwatch := context.AfterFunc(ctx, late)
-	res.stop = func() {
-		deadline.Stop()
-		unwatch()
-	}
+	})
+	late := func() { _ = res.commit() }
+	deadline = time.AfterFunc(time.Until(heldUntil)-lateCommitMargin, late)
+	unwatch = context.AfterFunc(ctx, late)
 	close(armed)
 	return res, nil
 }

@@ -226,7 +226,9 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			return nil, r.failure(ctx, g, err)
 		}
 		e.stats.rendered.Add(1)
-		pages, err := countPages(pdf)
+		// By the page tree: the bytes "/Type /Page" also occur in the
+		// document's own link URIs, bookmark titles and JPEG comments.
+		pages, err := watermark.PageCount(pdf)
 		if err != nil {
 			return nil, r.failure(ctx, nil, fmt.Errorf("count pages: %w", err))
 		}
