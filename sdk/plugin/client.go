@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -167,26 +166,7 @@ func (c *Client) Render(ctx context.Context, req *stage.RenderRequest) (*stage.R
 	if err != nil {
 		return nil, fromStatus(err)
 	}
-	var pdf bytes.Buffer
-	resp := &stage.RenderResponse{}
-	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) { // a plugin that does not mark its last chunk
-			break
-		}
-		if err != nil {
-			return nil, fromStatus(err)
-		}
-		pdf.Write(chunk.Data)
-		if chunk.Pages > 0 {
-			resp.Pages = int(chunk.Pages)
-		}
-		if chunk.Last {
-			break
-		}
-	}
-	resp.PDF = pdf.Bytes()
-	return resp, nil
+	return receivePDF(stream)
 }
 
 func (c *Client) Store(ctx context.Context, req *stage.StoreRequest) (*stage.StoreResponse, error) {

@@ -185,6 +185,11 @@ func (s *renderServer) Render(req *pb.RenderRequest, stream grpc.ServerStreaming
 	if err != nil {
 		return toStatus(err)
 	}
+	return sendPDF(stream, resp)
+}
+
+// sendPDF streams a rendered PDF in chunks, the last one marked.
+func sendPDF(stream interface{ Send(*pb.RenderChunk) error }, resp *stage.RenderResponse) error {
 	data := resp.PDF
 	for len(data) > chunkBytes {
 		if err := stream.Send(&pb.RenderChunk{Data: data[:chunkBytes]}); err != nil {

@@ -74,6 +74,13 @@ const (
 	// other across the process boundary; declaring neither gets both.
 	CapReadsHTML = "reads-html"
 	CapReadsTree = "reads-tree"
+	// CapReadsTreeParts: the renderer reads only the tree and lays it out
+	// as its parts arrive (PartRenderer). The host then streams the parse
+	// into the render, which starts on the first part, beside the key
+	// check and the credit reservation rather than after them; a request
+	// refused there has its render cancelled, having cost what was laid out
+	// by then. Its PDF is answered only once the credits are reserved.
+	CapReadsTreeParts = "reads-tree-parts"
 )
 
 // Plan is an operator-defined subscription plan.
@@ -169,6 +176,29 @@ type Parser interface {
 	Parse(ctx context.Context, req *ParseRequest) (*ParseResponse, error)
 }
 
+// PartParser is a Parser that can also hand its tree over in parts, in
+// document order, so that a renderer lays out the first part while the rest
+// is parsed (see PartRenderer). The SDK serves a plain Parser's tree as one
+// part.
+type PartParser interface {
+	Parser
+	// ParseParts parses as Parse does and calls emit with each part of the
+	// tree, in order. Joined, the parts' children are exactly the children
+	// of the root Parse would return. The response is the rest of the
+	// document (title, outline, HTML unless skipped) with no tree. An error
+	// from emit stops the parse, and ParseParts returns it.
+	ParseParts(ctx context.Context, req *ParseRequest, emit func(Part) error) (*ParseResponse, error)
+}
+
+// Part is one part of a tree handed over in parts: Root is a KindDocument
+// node whose children are the next top-level blocks of the document. A
+// relaying host carries it Encoded, as it does a Document's tree; plugins
+// always receive Root.
+type Part struct {
+	Root    *Node
+	Encoded []byte
+}
+
 type ParseRequest struct {
 	Markdown string
 	// SkipHTML says the renderer lays out the tree, so Document.HTML may be
@@ -242,6 +272,28 @@ type StyleResponse struct {
 // Renderer lays out a styled document as PDF.
 type Renderer interface {
 	Render(ctx context.Context, req *RenderRequest) (*RenderResponse, error)
+}
+
+// PartRenderer is a Renderer that lays out a tree as its parts arrive; it
+// declares CapReadsTreeParts. The SDK serves RenderParts for a plain
+// Renderer by joining the parts and calling Render.
+type PartRenderer interface {
+	Renderer
+	// RenderParts renders as Render does, with the tree coming from parts:
+	// req.Document has no tree, and its title and outline are those of
+	// parts.Rest once Next has returned io.EOF.
+	RenderParts(ctx context.Context, req *RenderRequest, parts Parts) (*RenderResponse, error)
+}
+
+// Parts yields the parts of a tree as they are parsed.
+type Parts interface {
+	// Next returns the next part, waiting for it until ctx ends; after the
+	// last one it returns io.EOF. Any other error means the tree is
+	// incomplete: the render must fail.
+	Next(ctx context.Context) (Part, error)
+	// Rest is the document without its tree (title and outline), known
+	// once Next has returned io.EOF.
+	Rest() Document
 }
 
 type RenderRequest struct {

@@ -119,6 +119,62 @@ func (x *ParseResponse) GetDocument() *Document {
 	return nil
 }
 
+type ParsePart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tree is an encoded Tree whose root, a document node, holds the next
+	// top-level blocks of the document. Joined, the parts' blocks are the
+	// children of the tree Parse returns.
+	Tree []byte `protobuf:"bytes,1,opt,name=tree,proto3" json:"tree,omitempty"`
+	// document is set on the last message only, with an empty tree.
+	Document      *Document `protobuf:"bytes,2,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParsePart) Reset() {
+	*x = ParsePart{}
+	mi := &file_parse_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParsePart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParsePart) ProtoMessage() {}
+
+func (x *ParsePart) ProtoReflect() protoreflect.Message {
+	mi := &file_parse_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParsePart.ProtoReflect.Descriptor instead.
+func (*ParsePart) Descriptor() ([]byte, []int) {
+	return file_parse_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ParsePart) GetTree() []byte {
+	if x != nil {
+		return x.Tree
+	}
+	return nil
+}
+
+func (x *ParsePart) GetDocument() *Document {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
 var File_parse_proto protoreflect.FileDescriptor
 
 const file_parse_proto_rawDesc = "" +
@@ -129,9 +185,14 @@ const file_parse_proto_rawDesc = "" +
 	"\bmarkdown\x18\x01 \x01(\tR\bmarkdown\x12\x1b\n" +
 	"\tskip_html\x18\x02 \x01(\bR\bskipHtml\"A\n" +
 	"\rParseResponse\x120\n" +
-	"\bdocument\x18\x01 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument2E\n" +
+	"\bdocument\x18\x01 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument\"Q\n" +
+	"\tParsePart\x12\x12\n" +
+	"\x04tree\x18\x01 \x01(\fR\x04tree\x120\n" +
+	"\bdocument\x18\x02 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument2\x86\x01\n" +
 	"\x05Parse\x12<\n" +
-	"\x05Parse\x12\x18.mdpress.v1.ParseRequest\x1a\x19.mdpress.v1.ParseResponseB,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
+	"\x05Parse\x12\x18.mdpress.v1.ParseRequest\x1a\x19.mdpress.v1.ParseResponse\x12?\n" +
+	"\n" +
+	"ParseParts\x12\x18.mdpress.v1.ParseRequest\x1a\x15.mdpress.v1.ParsePart0\x01B,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
 
 var (
 	file_parse_proto_rawDescOnce sync.Once
@@ -145,21 +206,25 @@ func file_parse_proto_rawDescGZIP() []byte {
 	return file_parse_proto_rawDescData
 }
 
-var file_parse_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_parse_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_parse_proto_goTypes = []any{
 	(*ParseRequest)(nil),  // 0: mdpress.v1.ParseRequest
 	(*ParseResponse)(nil), // 1: mdpress.v1.ParseResponse
-	(*Document)(nil),      // 2: mdpress.v1.Document
+	(*ParsePart)(nil),     // 2: mdpress.v1.ParsePart
+	(*Document)(nil),      // 3: mdpress.v1.Document
 }
 var file_parse_proto_depIdxs = []int32{
-	2, // 0: mdpress.v1.ParseResponse.document:type_name -> mdpress.v1.Document
-	0, // 1: mdpress.v1.Parse.Parse:input_type -> mdpress.v1.ParseRequest
-	1, // 2: mdpress.v1.Parse.Parse:output_type -> mdpress.v1.ParseResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	3, // 0: mdpress.v1.ParseResponse.document:type_name -> mdpress.v1.Document
+	3, // 1: mdpress.v1.ParsePart.document:type_name -> mdpress.v1.Document
+	0, // 2: mdpress.v1.Parse.Parse:input_type -> mdpress.v1.ParseRequest
+	0, // 3: mdpress.v1.Parse.ParseParts:input_type -> mdpress.v1.ParseRequest
+	1, // 4: mdpress.v1.Parse.Parse:output_type -> mdpress.v1.ParseResponse
+	2, // 5: mdpress.v1.Parse.ParseParts:output_type -> mdpress.v1.ParsePart
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_parse_proto_init() }
@@ -174,7 +239,7 @@ func file_parse_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parse_proto_rawDesc), len(file_parse_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Parse_Parse_FullMethodName = "/mdpress.v1.Parse/Parse"
+	Parse_Parse_FullMethodName      = "/mdpress.v1.Parse/Parse"
+	Parse_ParseParts_FullMethodName = "/mdpress.v1.Parse/ParseParts"
 )
 
 // ParseClient is the client API for Parse service.
@@ -27,6 +28,12 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type ParseClient interface {
 	Parse(ctx context.Context, in *ParseRequest, opts ...grpc.CallOption) (*ParseResponse, error)
+	// ParseParts parses as Parse does but streams the tree in parts, in
+	// document order, so that a renderer lays out the first while the rest is
+	// parsed. The last message carries the rest of the document (title,
+	// outline, HTML) and no tree. A parser that does not serve it is called
+	// with Parse, and its tree sent on as one part.
+	ParseParts(ctx context.Context, in *ParseRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ParsePart], error)
 }
 
 type parseClient struct {
@@ -47,11 +54,36 @@ func (c *parseClient) Parse(ctx context.Context, in *ParseRequest, opts ...grpc.
 	return out, nil
 }
 
+func (c *parseClient) ParseParts(ctx context.Context, in *ParseRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ParsePart], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Parse_ServiceDesc.Streams[0], Parse_ParseParts_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ParseRequest, ParsePart]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Parse_ParsePartsClient = grpc.ServerStreamingClient[ParsePart]
+
 // ParseServer is the server API for Parse service.
 // All implementations must embed UnimplementedParseServer
 // for forward compatibility.
 type ParseServer interface {
 	Parse(context.Context, *ParseRequest) (*ParseResponse, error)
+	// ParseParts parses as Parse does but streams the tree in parts, in
+	// document order, so that a renderer lays out the first while the rest is
+	// parsed. The last message carries the rest of the document (title,
+	// outline, HTML) and no tree. A parser that does not serve it is called
+	// with Parse, and its tree sent on as one part.
+	ParseParts(*ParseRequest, grpc.ServerStreamingServer[ParsePart]) error
 	mustEmbedUnimplementedParseServer()
 }
 
@@ -64,6 +96,9 @@ type UnimplementedParseServer struct{}
 
 func (UnimplementedParseServer) Parse(context.Context, *ParseRequest) (*ParseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Parse not implemented")
+}
+func (UnimplementedParseServer) ParseParts(*ParseRequest, grpc.ServerStreamingServer[ParsePart]) error {
+	return status.Error(codes.Unimplemented, "method ParseParts not implemented")
 }
 func (UnimplementedParseServer) mustEmbedUnimplementedParseServer() {}
 func (UnimplementedParseServer) testEmbeddedByValue()               {}
@@ -104,6 +139,17 @@ func _Parse_Parse_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Parse_ParseParts_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ParseRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ParseServer).ParseParts(m, &grpc.GenericServerStream[ParseRequest, ParsePart]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Parse_ParsePartsServer = grpc.ServerStreamingServer[ParsePart]
+
 // Parse_ServiceDesc is the grpc.ServiceDesc for Parse service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -116,6 +162,12 @@ var Parse_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Parse_Parse_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ParseParts",
+			Handler:       _Parse_ParseParts_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "parse.proto",
 }

@@ -165,6 +165,66 @@ func (x *RenderChunk) GetLast() bool {
 	return false
 }
 
+type RenderPart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Request       *RenderRequest         `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`   // first message only
+	Tree          []byte                 `protobuf:"bytes,2,opt,name=tree,proto3" json:"tree,omitempty"`         // a part of the tree (see ParsePart.tree)
+	Document      *Document              `protobuf:"bytes,3,opt,name=document,proto3" json:"document,omitempty"` // last message only: title and outline, no tree
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderPart) Reset() {
+	*x = RenderPart{}
+	mi := &file_render_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderPart) ProtoMessage() {}
+
+func (x *RenderPart) ProtoReflect() protoreflect.Message {
+	mi := &file_render_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderPart.ProtoReflect.Descriptor instead.
+func (*RenderPart) Descriptor() ([]byte, []int) {
+	return file_render_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RenderPart) GetRequest() *RenderRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *RenderPart) GetTree() []byte {
+	if x != nil {
+		return x.Tree
+	}
+	return nil
+}
+
+func (x *RenderPart) GetDocument() *Document {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
 var File_render_proto protoreflect.FileDescriptor
 
 const file_render_proto_rawDesc = "" +
@@ -181,9 +241,15 @@ const file_render_proto_rawDesc = "" +
 	"\vRenderChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x14\n" +
 	"\x05pages\x18\x02 \x01(\x05R\x05pages\x12\x12\n" +
-	"\x04last\x18\x03 \x01(\bR\x04last2H\n" +
+	"\x04last\x18\x03 \x01(\bR\x04last\"\x87\x01\n" +
+	"\n" +
+	"RenderPart\x123\n" +
+	"\arequest\x18\x01 \x01(\v2\x19.mdpress.v1.RenderRequestR\arequest\x12\x12\n" +
+	"\x04tree\x18\x02 \x01(\fR\x04tree\x120\n" +
+	"\bdocument\x18\x03 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument2\x8c\x01\n" +
 	"\x06Render\x12>\n" +
-	"\x06Render\x12\x19.mdpress.v1.RenderRequest\x1a\x17.mdpress.v1.RenderChunk0\x01B,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
+	"\x06Render\x12\x19.mdpress.v1.RenderRequest\x1a\x17.mdpress.v1.RenderChunk0\x01\x12B\n" +
+	"\vRenderParts\x12\x16.mdpress.v1.RenderPart\x1a\x17.mdpress.v1.RenderChunk(\x010\x01B,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
 
 var (
 	file_render_proto_rawDescOnce sync.Once
@@ -197,25 +263,30 @@ func file_render_proto_rawDescGZIP() []byte {
 	return file_render_proto_rawDescData
 }
 
-var file_render_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_render_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_render_proto_goTypes = []any{
 	(*RenderRequest)(nil), // 0: mdpress.v1.RenderRequest
 	(*RenderChunk)(nil),   // 1: mdpress.v1.RenderChunk
-	(*Document)(nil),      // 2: mdpress.v1.Document
-	(*Tokens)(nil),        // 3: mdpress.v1.Tokens
-	(*PageSize)(nil),      // 4: mdpress.v1.PageSize
+	(*RenderPart)(nil),    // 2: mdpress.v1.RenderPart
+	(*Document)(nil),      // 3: mdpress.v1.Document
+	(*Tokens)(nil),        // 4: mdpress.v1.Tokens
+	(*PageSize)(nil),      // 5: mdpress.v1.PageSize
 }
 var file_render_proto_depIdxs = []int32{
-	2, // 0: mdpress.v1.RenderRequest.document:type_name -> mdpress.v1.Document
-	3, // 1: mdpress.v1.RenderRequest.tokens:type_name -> mdpress.v1.Tokens
-	4, // 2: mdpress.v1.RenderRequest.page:type_name -> mdpress.v1.PageSize
-	0, // 3: mdpress.v1.Render.Render:input_type -> mdpress.v1.RenderRequest
-	1, // 4: mdpress.v1.Render.Render:output_type -> mdpress.v1.RenderChunk
-	4, // [4:5] is the sub-list for method output_type
-	3, // [3:4] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	3, // 0: mdpress.v1.RenderRequest.document:type_name -> mdpress.v1.Document
+	4, // 1: mdpress.v1.RenderRequest.tokens:type_name -> mdpress.v1.Tokens
+	5, // 2: mdpress.v1.RenderRequest.page:type_name -> mdpress.v1.PageSize
+	0, // 3: mdpress.v1.RenderPart.request:type_name -> mdpress.v1.RenderRequest
+	3, // 4: mdpress.v1.RenderPart.document:type_name -> mdpress.v1.Document
+	0, // 5: mdpress.v1.Render.Render:input_type -> mdpress.v1.RenderRequest
+	2, // 6: mdpress.v1.Render.RenderParts:input_type -> mdpress.v1.RenderPart
+	1, // 7: mdpress.v1.Render.Render:output_type -> mdpress.v1.RenderChunk
+	1, // 8: mdpress.v1.Render.RenderParts:output_type -> mdpress.v1.RenderChunk
+	7, // [7:9] is the sub-list for method output_type
+	5, // [5:7] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_render_proto_init() }
@@ -230,7 +301,7 @@ func file_render_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_render_proto_rawDesc), len(file_render_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Render_Render_FullMethodName = "/mdpress.v1.Render/Render"
+	Render_Render_FullMethodName      = "/mdpress.v1.Render/Render"
+	Render_RenderParts_FullMethodName = "/mdpress.v1.Render/RenderParts"
 )
 
 // RenderClient is the client API for Render service.
@@ -30,6 +31,12 @@ type RenderClient interface {
 	// count, so a large PDF never has to fit one message. It is also marked
 	// last, so the host has the PDF without waiting for the call's status.
 	Render(ctx context.Context, in *RenderRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RenderChunk], error)
+	// RenderParts renders a tree that is still being parsed: the first
+	// message carries the request (its document without a tree), each next
+	// one a part of the tree as ParsePart has it, and the last one the rest
+	// of the document (title and outline). The host calls it only on a
+	// renderer that declares the capability "reads-tree-parts".
+	RenderParts(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RenderPart, RenderChunk], error)
 }
 
 type renderClient struct {
@@ -59,6 +66,19 @@ func (c *renderClient) Render(ctx context.Context, in *RenderRequest, opts ...gr
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Render_RenderClient = grpc.ServerStreamingClient[RenderChunk]
 
+func (c *renderClient) RenderParts(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RenderPart, RenderChunk], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Render_ServiceDesc.Streams[1], Render_RenderParts_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[RenderPart, RenderChunk]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Render_RenderPartsClient = grpc.BidiStreamingClient[RenderPart, RenderChunk]
+
 // RenderServer is the server API for Render service.
 // All implementations must embed UnimplementedRenderServer
 // for forward compatibility.
@@ -67,6 +87,12 @@ type RenderServer interface {
 	// count, so a large PDF never has to fit one message. It is also marked
 	// last, so the host has the PDF without waiting for the call's status.
 	Render(*RenderRequest, grpc.ServerStreamingServer[RenderChunk]) error
+	// RenderParts renders a tree that is still being parsed: the first
+	// message carries the request (its document without a tree), each next
+	// one a part of the tree as ParsePart has it, and the last one the rest
+	// of the document (title and outline). The host calls it only on a
+	// renderer that declares the capability "reads-tree-parts".
+	RenderParts(grpc.BidiStreamingServer[RenderPart, RenderChunk]) error
 	mustEmbedUnimplementedRenderServer()
 }
 
@@ -79,6 +105,9 @@ type UnimplementedRenderServer struct{}
 
 func (UnimplementedRenderServer) Render(*RenderRequest, grpc.ServerStreamingServer[RenderChunk]) error {
 	return status.Error(codes.Unimplemented, "method Render not implemented")
+}
+func (UnimplementedRenderServer) RenderParts(grpc.BidiStreamingServer[RenderPart, RenderChunk]) error {
+	return status.Error(codes.Unimplemented, "method RenderParts not implemented")
 }
 func (UnimplementedRenderServer) mustEmbedUnimplementedRenderServer() {}
 func (UnimplementedRenderServer) testEmbeddedByValue()                {}
@@ -112,6 +141,13 @@ func _Render_Render_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Render_RenderServer = grpc.ServerStreamingServer[RenderChunk]
 
+func _Render_RenderParts_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(RenderServer).RenderParts(&grpc.GenericServerStream[RenderPart, RenderChunk]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Render_RenderPartsServer = grpc.BidiStreamingServer[RenderPart, RenderChunk]
+
 // Render_ServiceDesc is the grpc.ServiceDesc for Render service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -124,6 +160,12 @@ var Render_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Render",
 			Handler:       _Render_Render_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "RenderParts",
+			Handler:       _Render_RenderParts_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "render.proto",
