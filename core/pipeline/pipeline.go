@@ -308,10 +308,12 @@ func meterContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), meterTimeout)
 }
 
-// prepared is a parsed and styled document, or why it is not.
+// prepared is a parsed and styled document, or why it is not. When the
+// renderer reads the tree in parts, the document is rendered too.
 type prepared struct {
 	parsed   *stage.ParseResponse
 	styled   *stage.StyleResponse
+	rendered *stage.RenderResponse
 	treeOnly bool // the renderer reads the tree and not HTML
 	htmlOnly bool // the renderer reads HTML and not the tree
 	err      error
@@ -322,31 +324,13 @@ type prepared struct {
 // their HTML, and then styling, which yields only tokens that depend on the
 // options and not on the document, runs beside the parse.
 func (p *Pipeline) prepare(ctx context.Context, st Stages, job Job) prepared {
+	if parser, renderer, ok := inParts(st); ok {
+		return p.prepareInParts(ctx, st, job, parser, renderer)
+	}
 	html, tree := slices.Contains(st.RendererCaps, stage.CapReadsHTML), slices.Contains(st.RendererCaps, stage.CapReadsTree)
 	pr := prepared{treeOnly: tree && !html, htmlOnly: html && !tree}
-	style := func(doc stage.Document) (styled *stage.StyleResponse, err error) {
-		req := &stage.StyleRequest{
-			Document: doc, Theme: job.Theme, Page: job.Page,
-			Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: pr.treeOnly,
-		}
-		key, reusable := p.tokens.key(st.Styler, req)
-		if reusable {
-			if t, ok := p.tokens.get(key); ok {
-				return &stage.StyleResponse{Tokens: t}, nil
-			}
-		}
-		err = p.call(ctx, stage.NameStyle, func() (e error) {
-			styled, e = st.Styler.Style(ctx, req)
-			return e
-		})
-		if err == nil && reusable {
-			p.tokens.put(key, styled.Tokens)
-		}
-		return styled, err
-	}
-	type styleResult struct {
-		styled *stage.StyleResponse
-		err    error
+	style := func(doc stage.Document) (*stage.StyleResponse, error) {
+		return p.style(ctx, st, job, doc, pr.treeOnly)
 	}
 	var early chan styleResult
 	if pr.treeOnly {
@@ -377,27 +361,57 @@ func (p *Pipeline) prepare(ctx context.Context, st Stages, job Job) prepared {
 	return pr
 }
 
-// produce renders a prepared document and, for hosted output or an
-// idempotent request, stores the PDF.
-func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared) (*Result, error) {
-	rreq := &stage.RenderRequest{
-		HTML: pr.styled.HTML, Document: pr.parsed.Document, Tokens: pr.styled.Tokens,
-		Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
+type styleResult struct {
+	styled *stage.StyleResponse
+	err    error
+}
+
+// style styles doc for job, from the token cache when the answer depends on
+// the options alone.
+func (p *Pipeline) style(ctx context.Context, st Stages, job Job, doc stage.Document, treeOnly bool) (styled *stage.StyleResponse, err error) {
+	req := &stage.StyleRequest{
+		Document: doc, Theme: job.Theme, Page: job.Page,
+		Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: treeOnly,
 	}
-	switch {
-	case pr.htmlOnly:
-		rreq.Document.Root, rreq.Document.Encoded = nil, nil
-	case pr.treeOnly:
-		rreq.HTML, rreq.Document.HTML = "", ""
+	key, reusable := p.tokens.key(st.Styler, req)
+	if reusable {
+		if t, ok := p.tokens.get(key); ok {
+			return &stage.StyleResponse{Tokens: t}, nil
+		}
 	}
-	var rendered *stage.RenderResponse
-	rctx, rcancel := within(ctx, st.RenderTimeout)
-	defer rcancel()
-	if err := p.call(ctx, stage.NameRender, func() (e error) {
-		rendered, e = st.Renderer.Render(rctx, rreq)
+	err = p.call(ctx, stage.NameStyle, func() (e error) {
+		styled, e = st.Styler.Style(ctx, req)
 		return e
-	}); err != nil {
-		return nil, err
+	})
+	if err == nil && reusable {
+		p.tokens.put(key, styled.Tokens)
+	}
+	return styled, err
+}
+
+// produce renders a prepared document (unless the preparation did) and, for
+// hosted output or an idempotent request, stores the PDF.
+func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared) (*Result, error) {
+	rendered := pr.rendered
+	if rendered == nil {
+		rreq := &stage.RenderRequest{
+			HTML: pr.styled.HTML, Document: pr.parsed.Document, Tokens: pr.styled.Tokens,
+			Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
+		}
+		switch {
+		case pr.htmlOnly:
+			rreq.Document.Root, rreq.Document.Encoded = nil, nil
+		case pr.treeOnly:
+			rreq.HTML, rreq.Document.HTML = "", ""
+		}
+		rctx, rcancel := within(ctx, st.RenderTimeout)
+		defer rcancel()
+		if err := p.call(ctx, stage.NameRender, func() (e error) {
+			rendered, e = st.Renderer.Render(rctx, rreq)
+			return e
+		}); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{PDF: rendered.PDF, Pages: rendered.Pages}
 
@@ -471,10 +485,13 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 	return res, nil
 }
 
+// call runs one stage call and observes its outcome, unless the call was
+// cut short because the request does not go ahead or another stage of it
+// failed: the stage did not fail.
 func (p *Pipeline) call(ctx context.Context, name string, fn func() error) error {
 	start := time.Now()
 	err := fn()
-	if err == nil || !errors.Is(context.Cause(ctx), ErrAbandoned) {
+	if err == nil || !(errors.Is(context.Cause(ctx), ErrAbandoned) || errors.Is(context.Cause(ctx), errCutShort) || errors.Is(err, errCutShort)) {
 		p.observe(name, time.Since(start), err)
 	}
 	return err

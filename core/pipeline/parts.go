@@ -1,0 +1,181 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// errCutShort ends a stage call because another stage of the same run
+// failed; the call is not observed as a failure of its own.
+var errCutShort = errors.New("cut short: another stage failed")
+
+// inParts says whether the run streams the parse into the render: the
+// renderer lays out the tree as its parts arrive, and both stages speak
+// parts.
+func inParts(st Stages) (stage.PartParser, stage.PartRenderer, bool) {
+	if !slices.Contains(st.RendererCaps, stage.CapReadsTreeParts) {
+		return nil, nil, false
+	}
+	parser, ok := st.Parser.(stage.PartParser)
+	if !ok {
+		return nil, nil, false
+	}
+	renderer, ok := st.Renderer.(stage.PartRenderer)
+	return parser, renderer, ok
+}
+
+// prepareInParts parses, styles and renders a document for a renderer that
+// reads the tree in parts. The render starts once the tokens are known (at
+// once, from the cache, for a repeated theme and page) and lays out each
+// part as the parser hands it over, so the parse's time hides behind the
+// layout instead of coming before it.
+//
+// This runs beside the key check and the credit reservation, like the
+// parse alone does for other renderers: a request refused there abandons
+// the preparation, which cancels the render, having cost the layout done
+// until then (about as long as the check and the reservation take). The
+// PDF is answered only once the credits are reserved (Finish).
+func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parser stage.PartParser, renderer stage.PartRenderer) prepared {
+	pr := prepared{treeOnly: true}
+	styled := make(chan styleResult, 1)
+	go func() {
+		s, err := p.style(ctx, st, job, stage.Document{}, true)
+		styled <- styleResult{s, err}
+	}()
+	pctx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	q := newPartQueue()
+	parsed := make(chan error, 1)
+	go func() {
+		var resp *stage.ParseResponse
+		err := p.call(pctx, stage.NameParse, func() (e error) {
+			resp, e = parser.ParseParts(pctx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: true}, q.push)
+			return e
+		})
+		if err != nil {
+			q.fail()
+		} else {
+			pr.parsed = resp
+			q.finish(resp.Document)
+		}
+		parsed <- err
+	}()
+
+	s := <-styled
+	if s.err != nil {
+		cut(errCutShort)
+		<-parsed
+		pr.err = s.err
+		return pr
+	}
+	pr.styled = s.styled
+	rreq := &stage.RenderRequest{Tokens: s.styled.Tokens, Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark}
+	rctx, rcancel := within(pctx, st.RenderTimeout)
+	defer rcancel()
+	renderErr := p.call(pctx, stage.NameRender, func() (e error) {
+		pr.rendered, e = renderer.RenderParts(rctx, rreq, q)
+		return e
+	})
+	renderFailed := renderErr != nil && !errors.Is(renderErr, errCutShort)
+	if renderFailed {
+		cut(errCutShort)
+	}
+	parseErr := <-parsed
+	switch {
+	case parseErr != nil && !errors.Is(context.Cause(pctx), errCutShort):
+		pr.err = parseErr // the parse's own failure, which also ended the render
+	case renderFailed:
+		pr.err = renderErr
+	case parseErr != nil:
+		pr.err = parseErr
+	case renderErr != nil:
+		pr.err = renderErr
+	}
+	if pr.err != nil {
+		pr.rendered = nil
+	}
+	return pr
+}
+
+// partQueue hands the parser's parts to the renderer as they come. The
+// parser never waits for the renderer: parts are small next to the time
+// laying them out takes, and the parse is bounded by its own budget.
+type partQueue struct {
+	mu     sync.Mutex
+	parts  []stage.Part
+	rest   stage.Document
+	done   bool // rest is set
+	failed bool
+	ready  chan struct{} // one consumer: a pending signal is enough
+}
+
+func newPartQueue() *partQueue { return &partQueue{ready: make(chan struct{}, 1)} }
+
+func (q *partQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *partQueue) push(p stage.Part) error {
+	q.mu.Lock()
+	q.parts = append(q.parts, p)
+	q.mu.Unlock()
+	q.signal()
+	return nil
+}
+
+func (q *partQueue) finish(rest stage.Document) {
+	q.mu.Lock()
+	q.rest, q.done = rest, true
+	q.mu.Unlock()
+	q.signal()
+}
+
+// fail ends the parts for good: the parse failed, and its error is the
+// run's; the renderer is told only that it was cut short.
+func (q *partQueue) fail() {
+	q.mu.Lock()
+	q.failed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *partQueue) Next(ctx context.Context) (stage.Part, error) {
+	for {
+		q.mu.Lock()
+		switch {
+		case q.failed:
+			q.mu.Unlock()
+			return stage.Part{}, fmt.Errorf("%w: the parse failed", errCutShort)
+		case len(q.parts) > 0:
+			p := q.parts[0]
+			q.parts[0] = stage.Part{} // laid out parts are not kept alive here
+			q.parts = q.parts[1:]
+			q.mu.Unlock()
+			return p, nil
+		case q.done:
+			q.mu.Unlock()
+			return stage.Part{}, io.EOF
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.ready:
+		case <-ctx.Done():
+			return stage.Part{}, ctx.Err()
+		}
+	}
+}
+
+func (q *partQueue) Rest() stage.Document {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.rest
+}
