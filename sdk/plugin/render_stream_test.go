@@ -39,12 +39,19 @@ func (h *heldRenderer) Render(_ *pb.RenderRequest, stream grpc.ServerStreamingSe
 // dialRenderer serves r on a Unix socket and returns a client of it.
 func dialRenderer(t *testing.T, r pb.RenderServer) *Client {
 	t.Helper()
+	return dialWith(t, stage.NameRender, func(s *grpc.Server) { pb.RegisterRenderServer(s, r) })
+}
+
+// dialWith serves what register registers on a Unix socket and returns a
+// client of it for stageName.
+func dialWith(t *testing.T, stageName string, register func(*grpc.Server)) *Client {
+	t.Helper()
 	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := grpc.NewServer()
-	pb.RegisterRenderServer(s, r)
+	register(s)
 	go func() { _ = s.Serve(l) }()
 	t.Cleanup(s.Stop)
 	conn, err := grpc.NewClient("unix://"+l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -52,7 +59,7 @@ func dialRenderer(t *testing.T, r pb.RenderServer) *Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return NewClient(stage.NameRender, conn)
+	return NewClient(stageName, conn)
 }
 
 // TestRenderReturnsAtLastChunk: the host has the PDF as soon as the chunk
