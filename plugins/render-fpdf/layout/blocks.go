@@ -20,7 +20,14 @@ func isInline(k stage.Kind) bool {
 
 // blocks lays out a sequence of block nodes. Inline nodes found among them
 // (a tight list item's text, say) form an implicit paragraph.
-func (e *engine) blocks(ns []*stage.Node) {
+func (e *engine) blocks(ns []*stage.Node) { e.blocksBefore(ns, true) }
+
+// blocksBefore lays out ns as blocks does and returns how many of its nodes
+// it laid out. Unless ns ends the sequence (last), it stops before what may
+// lay out differently once more nodes follow: the last block, which gets
+// the block after it (a heading keeps with it), and a trailing run of
+// inline nodes, which the next ones may continue.
+func (e *engine) blocksBefore(ns []*stage.Node, last bool) int {
 	for i := 0; i < len(ns); i++ {
 		if ns[i] == nil {
 			continue
@@ -30,6 +37,9 @@ func (e *engine) blocks(ns []*stage.Node) {
 			for j < len(ns) && ns[j] != nil && isInline(ns[j].Kind) {
 				j++
 			}
+			if j == len(ns) && !last {
+				return i
+			}
 			e.paragraph(ns[i:j])
 			i = j - 1
 			continue
@@ -37,9 +47,12 @@ func (e *engine) blocks(ns []*stage.Node) {
 		var next *stage.Node
 		if i+1 < len(ns) {
 			next = ns[i+1]
+		} else if !last {
+			return i
 		}
 		e.block(ns[i], next)
 	}
+	return len(ns)
 }
 
 func (e *engine) block(n, next *stage.Node) {

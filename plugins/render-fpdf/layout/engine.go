@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
 
@@ -52,32 +51,20 @@ const (
 // abort unwinds a layout that has to stop (page limit, cancelled context).
 type abort struct{ err error }
 
-// Layout lays out the tree rooted at root.
-func Layout(ctx context.Context, root *stage.Node, opt Options) (doc *Doc, err error) {
-	if opt.Fonts == nil {
-		return nil, errors.New("layout: no fonts")
+// Layout lays out the tree rooted at root: a Stream given all its blocks at
+// once, so that a tree laid out whole and one laid out in parts take the
+// same path.
+func Layout(ctx context.Context, root *stage.Node, opt Options) (*Doc, error) {
+	s, err := Begin(ctx, opt)
+	if err != nil {
+		return nil, err
 	}
-	if !(opt.Page.WidthPt > 0 && opt.Page.HeightPt > 0) {
-		return nil, fmt.Errorf("layout: invalid page size %vx%v", opt.Page.WidthPt, opt.Page.HeightPt)
-	}
-	e := newEngine(ctx, opt)
-	defer func() {
-		if r := recover(); r != nil {
-			a, ok := r.(abort)
-			if !ok {
-				panic(r)
-			}
-			doc, err = nil, a.err
-		}
-	}()
-	e.newPage()
 	if root != nil {
-		e.blocks(root.Children)
+		if err := s.Add(root.Children); err != nil {
+			return nil, err
+		}
 	}
-	if len(e.footnotes) > 0 {
-		e.footnoteSection()
-	}
-	return e.doc, nil
+	return s.End()
 }
 
 type engine struct {

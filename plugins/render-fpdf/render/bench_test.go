@@ -176,3 +176,45 @@ func BenchmarkFonts(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkRenderParts renders the ten-page document from its tree in
+// five parts (RenderParts, as the host streams a parse into it) and whole
+// (Render): laying out part by part must cost what the whole tree does, so
+// that the overlap with the parse is a gain. Run it with
+//
+//	go test -run '^$' -bench RenderParts -benchmem -count 6 ./plugins/render-fpdf/render/
+func BenchmarkRenderParts(b *testing.B) {
+	r := newRenderer(b, `{}`)
+	d := benchDoc(b, r, 10)
+	page, _ := papers.Lookup("A4")
+	whole := &stage.RenderRequest{Document: d, Tokens: modernTokens, Page: page, Numbering: stage.NumberingCenter}
+	inParts := *whole
+	inParts.Document = stage.Document{}
+	ns := d.Root.Children
+	var split [][]*stage.Node
+	for i := range 5 {
+		split = append(split, ns[i*len(ns)/5:(i+1)*len(ns)/5])
+	}
+	measure := func(b *testing.B, render func() (*stage.RenderResponse, error)) {
+		var got int
+		b.ReportAllocs()
+		cpu := cpuTime()
+		for b.Loop() {
+			resp, err := render()
+			if err != nil {
+				b.Fatal(err)
+			}
+			got = resp.Pages
+		}
+		b.ReportMetric(float64(got), "pages/op")
+		b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(b.N), "cpu-ms/op")
+	}
+	b.Run("whole", func(b *testing.B) {
+		measure(b, func() (*stage.RenderResponse, error) { return r.Render(context.Background(), whole) })
+	})
+	b.Run("parts=5", func(b *testing.B) {
+		measure(b, func() (*stage.RenderResponse, error) {
+			return r.RenderParts(context.Background(), &inParts, partsOf(d, split))
+		})
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"runtime/debug"
@@ -76,7 +77,7 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 	r.closed = false
 	r.mu.Unlock()
 	r.log.Info("render-fpdf configured", "compress", cfg.Compress, "maxPages", cfg.MaxPages)
-	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version, Capabilities: []string{stage.CapReadsTree}}}, nil
+	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version, Capabilities: []string{stage.CapReadsTree, stage.CapReadsTreeParts}}}, nil
 }
 
 // Health reports whether the fonts are loaded.
@@ -120,7 +121,70 @@ func (r *Renderer) fontSet() (*fonts.Set, error) {
 }
 
 // Render lays out and draws the document tree.
-func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (resp *stage.RenderResponse, err error) {
+func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
+	return r.render(ctx, req, func(opt layout.Options) (*layout.Doc, string, error) {
+		doc, err := layout.Layout(ctx, req.Document.Root, opt)
+		if err != nil {
+			return nil, "", layoutError(err, opt.MaxPages)
+		}
+		return doc, req.Document.Title, nil
+	})
+}
+
+// RenderParts lays out each part of the tree as it arrives, so the layout
+// of the first pages overlaps the parse of the rest. The PDF is the one
+// Render makes of the parts joined. An error from parts is returned as it
+// is: it is the parse's, passed through by the host.
+func (r *Renderer) RenderParts(ctx context.Context, req *stage.RenderRequest, parts stage.Parts) (*stage.RenderResponse, error) {
+	if parts == nil {
+		return nil, stage.Errorf(stage.CodeInvalid, "render in parts without parts")
+	}
+	return r.render(ctx, req, func(opt layout.Options) (*layout.Doc, string, error) {
+		s, err := layout.Begin(ctx, opt)
+		if err != nil {
+			return nil, "", layoutError(err, opt.MaxPages)
+		}
+		for {
+			// Checked here too, so that a cancelled render reads no further
+			// part and fails as Render does, not with whatever Next makes of
+			// the cancellation.
+			if err := ctx.Err(); err != nil {
+				return nil, "", layoutError(err, opt.MaxPages)
+			}
+			p, err := parts.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, "", err
+			}
+			if p.Root == nil {
+				if len(p.Encoded) > 0 { // the SDK decodes parts for plugins
+					return nil, "", stage.Errorf(stage.CodeInternal, "render-fpdf: a part came encoded")
+				}
+				continue
+			}
+			// A page limit passed here fails now, before the rest is read.
+			if err := s.Add(p.Root.Children); err != nil {
+				return nil, "", layoutError(err, opt.MaxPages)
+			}
+		}
+		doc, err := s.End()
+		if err != nil {
+			return nil, "", layoutError(err, opt.MaxPages)
+		}
+		title := req.Document.Title
+		if title == "" {
+			title = parts.Rest().Title
+		}
+		return doc, title, nil
+	})
+}
+
+// render checks the request, lays it out with lay and paints the result.
+// lay returns stage errors; it gets the options every layout uses.
+func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
+	lay func(layout.Options) (doc *layout.Doc, title string, err error)) (resp *stage.RenderResponse, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("render panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -145,14 +209,14 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (resp *
 	if numbering == "" { // the public contract's default
 		numbering = stage.NumberingCenter
 	}
-	doc, err := layout.Layout(ctx, req.Document.Root, layout.Options{
+	doc, title, err := lay(layout.Options{
 		Page: req.Page, Tokens: req.Tokens, Fonts: set, Log: r.log, MaxPages: cfg.MaxPages,
 	})
 	if err != nil {
-		return nil, layoutError(err, cfg.MaxPages)
+		return nil, err
 	}
 	pdf, err := paint.Paint(ctx, doc, paint.Options{
-		Fonts: set, Title: req.Document.Title, Numbering: numbering, Watermark: req.Watermark,
+		Fonts: set, Title: title, Numbering: numbering, Watermark: req.Watermark,
 		Compress: cfg.Compress, Now: r.now(),
 	})
 	if err != nil {
@@ -200,5 +264,5 @@ func layoutError(err error, maxPages int) error {
 	return stage.Wrap(stage.CodeInternal, err, "render failed")
 }
 
-var _ stage.Renderer = (*Renderer)(nil)
+var _ stage.PartRenderer = (*Renderer)(nil)
 var _ stage.Plugin = (*Renderer)(nil)

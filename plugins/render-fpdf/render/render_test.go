@@ -109,8 +109,8 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Info.Name != "render-fpdf" || !slices.Equal(resp.Info.Capabilities, []string{stage.CapReadsTree}) {
-		t.Errorf("info %+v: want only the reads-tree capability (no CSS)", resp.Info)
+	if resp.Info.Name != "render-fpdf" || !slices.Equal(resp.Info.Capabilities, []string{stage.CapReadsTree, stage.CapReadsTreeParts}) {
+		t.Errorf("info %+v: want only the reads-tree and reads-tree-parts capabilities (no CSS)", resp.Info)
 	}
 	if err := r.Health(context.Background()); err != nil {
 		t.Errorf("Health after Configure: %v", err)
