@@ -111,3 +111,99 @@ func TestAnswerBeforeCommit(t *testing.T) {
 		t.Fatalf("balance %d, want 4: one credit charged", b)
 	}
 }
+
+// TestRenderBesideReservation: with render-fpdf, which reads the tree in
+// parts, the document is parsed and rendered while the credits are being
+// reserved, not after; but the PDF is answered only once they are. The
+// test holds the account database's write lock from before the request:
+// the render finishes (its stage metric appears) while no reservation can
+// be made, and the answer comes when the lock is released.
+func TestRenderBesideReservation(t *testing.T) {
+	pdfcheck.Require(t)
+	h := startHost(t, fpdf())
+	_, key := h.account("pro", 5)
+	before := h.balance(key)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.DataDir, "mdpress.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	locked := true
+	defer func() {
+		if locked {
+			_, _ = conn.ExecContext(ctx, "ROLLBACK")
+		}
+	}()
+
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		body, _ := json.Marshal(map[string]string{"markdown": "# Beside the reservation\n\nRendered while the credits were reserved.\n"})
+		req, _ := http.NewRequestWithContext(ctx, "POST", h.URL+"/v1/pdf/markdown", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		answered <- answer{resp.StatusCode, b, err}
+	}()
+
+	rendered := func() bool {
+		_, m := h.do("GET", "/metrics", "", nil, nil)
+		return bytes.Contains(m, []byte(`mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"} 1`))
+	}
+	for deadline := time.Now().Add(5 * time.Second); !rendered(); time.Sleep(5 * time.Millisecond) {
+		select {
+		case a := <-answered:
+			t.Fatalf("answered (%d, %v, %.200s) while no credits could be reserved", a.status, a.err, a.body)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing was rendered while the reservation waited: the render waits for it")
+		}
+	}
+	select {
+	case a := <-answered:
+		t.Fatalf("answered (%d, %v) before the credits were reserved", a.status, a.err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	locked = false
+	var a answer
+	select {
+	case a = <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer once the lock was released")
+	}
+	if a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("answer: %d %v %.300s", a.status, a.err, a.body)
+	}
+	if text := pdfcheck.Text(t, a.body); !bytes.Contains([]byte(text), []byte("Rendered while the credits were reserved.")) {
+		t.Fatalf("PDF text = %q", text)
+	}
+	for deadline := time.Now().Add(10 * time.Second); h.balance(key) != before-1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("balance %d, want %d: the conversion was not charged", h.balance(key), before-1)
+		}
+	}
+}
