@@ -128,7 +128,7 @@ func (s *partStream) run() error {
 	for at := 0; ; {
 		end := len(s.src)
 		if !s.whole {
-			end = s.split.next(at + size)
+			end = s.split.next(s.cutFrom(at, size))
 		}
 		doc, pc, end, err := s.parse(at, end)
 		if err != nil {
@@ -159,6 +159,16 @@ func (s *partStream) run() error {
 		}
 		at, size = end, min(2*size, s.sizes.max)
 	}
+}
+
+// cutFrom returns where the part starting at at may end: size bytes on,
+// or just past the last line that may define a reference, since the held
+// parts go out only once the part holding it is parsed.
+func (s *partStream) cutFrom(at, size int) int {
+	if s.holdTo >= at && s.holdTo < at+size {
+		return s.holdTo + 1
+	}
+	return at + size
 }
 
 // parse parses src[at:end] and returns its goldmark tree and context. When

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -314,6 +315,16 @@ func TestParsePartsRefusedEmitsNothing(t *testing.T) {
 	if len(parts) < 2 {
 		t.Fatalf("%d parts before the limit", len(parts))
 	}
+	// Crossed while parts are held for a "]:" further on: the same error.
+	src += "- a\n\n  ```\n    [k]: v\n  ```\n"
+	if planDefinitions([]byte(src)).holdTo < 0 {
+		t.Fatal("no hold")
+	}
+	parts, _, err = parseParts(t.Context(), p, src)
+	_, want = p.Parse(t.Context(), &stage.ParseRequest{Markdown: src, SkipHTML: true})
+	if err == nil || want == nil || err.Error() != want.Error() || len(parts) != 0 {
+		t.Fatalf("err = %v after %d parts, Parse's %v", err, len(parts), want)
+	}
 }
 
 func TestParsePartsEmitError(t *testing.T) {
@@ -403,4 +414,60 @@ func FuzzParseParts(f *testing.F) {
 		q.cfg.Store(p.cfg.Load())
 		checkParts(t, q, src)
 	})
+}
+
+// partLines are the lines TestParsePartsRandom builds documents from: the
+// openers, closers and continuations of every kind of block.
+var partLines = []string{
+	"", "", "", "  ", "\t", "\r", "para", "para *em", "em* text", "# Head", "# Head", "## Head", "Head", "===", "---", "***", "* * *",
+	"```", "```go", "````", "~~~", "  ```", "    ```", "\t```", "- ```", "> ```", "``` a`b",
+	"- a", "- b", "  - c", "    - d", "+ e", "* f", "-", "1. g", "2) h", "10. i", "  x", "    code", "\tcode", "      deep",
+	"> q", ">", "> > q", "> - q", "- > q",
+	"<!--", "-->", "<!-- c -->", "<script>", "</script>", "<pre>", "</pre>", "<?x", "?>", "<!DOCTYPE x", ">", "<![CDATA[", "]]>",
+	"<div>", "</div>", "<custom-tag>", "<span>x</span>",
+	"| a | b |", "|---|---|", "| 1 | 2 |",
+	"[x]", "[y] and [z]", "const o = {[k]: v}", "[^1]", "text[^1]", "    more note", "\\[x]: /u",
+	"- [ ] task", "- [x] done", "www.example.com", "\u00a0nbsp",
+}
+
+// defLines define references, or may: a third of the documents get them.
+var defLines = []string{"[x]: /u", "  [y]: /v 'title'", "    [x]: /w", "> [z]: /z", "  [k]: v,", "[^1]: note", "- [x]: /l"}
+
+// TestParsePartsRandom compares ParseParts with Parse on documents of
+// random lines from partLines, cut at every line and at a few bytes.
+func TestParsePartsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	tiny, some := tinyParts(), New(nil)
+	some.parts = partSizes{first: 16, max: 64}
+	split, plain := 0, 0
+	for i := range n {
+		lines := partLines
+		if i%3 == 0 {
+			lines = append(slices.Clip(partLines), defLines...)
+		} else {
+			plain++
+		}
+		var b strings.Builder
+		for range 1 + rng.IntN(40) {
+			if rng.IntN(4) > 0 { // a blank line a quarter of the time
+				b.WriteString(lines[rng.IntN(len(lines))])
+			}
+			if rng.IntN(20) == 0 {
+				b.WriteString("\r")
+			}
+			b.WriteString("\n")
+		}
+		src := b.String()
+		if checkParts(t, tiny, src) > 1 {
+			split++
+		}
+		checkParts(t, some, src)
+	}
+	if split < plain/2 {
+		t.Errorf("only %d of %d documents were cut", split, n)
+	}
 }
