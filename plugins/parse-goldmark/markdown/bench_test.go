@@ -67,12 +67,16 @@ func BenchmarkMeasure(b *testing.B) {
 // BenchmarkParseParts compares ParseParts with Parse (both without the
 // HTML, as a tree renderer asks) on the corpus and the 10-page shape:
 // ns/op is the whole parse, first-ns/op the time to the first part, when
-// a renderer can start.
+// a renderer can start, and parts/op how many parts it came in.
 func BenchmarkParseParts(b *testing.B) {
-	docs := []struct{ name, src string }{{"ten-pages", tenPages()}}
+	type doc struct{ name, src string }
+	docs := []doc{{"ten-pages", tenPages()}}
 	for _, c := range corpus {
-		docs = append(docs, struct{ name, src string }{strings.TrimSuffix(c.file, ".md"), readCorpus(b, c.file)})
+		docs = append(docs, doc{strings.TrimSuffix(c.file, ".md"), readCorpus(b, c.file)})
 	}
+	// The host's default body limit.
+	medium := readCorpus(b, "medium.md")
+	docs = append(docs, doc{"medium-10MiB", strings.Repeat(medium+"\n\n", (10<<20)/(len(medium)+2))})
 	p := New(nil)
 	for _, d := range docs {
 		req := &stage.ParseRequest{Markdown: d.src, SkipHTML: true}

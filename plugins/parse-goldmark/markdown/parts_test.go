@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -473,4 +474,38 @@ func TestParsePartsRandom(t *testing.T) {
 	if split < plain/2 {
 		t.Errorf("only %d of %d documents were cut", split, n)
 	}
+}
+
+// TestConcurrentParseParts parses in parts from several goroutines at
+// once (run with -race) and expects Parse's tree every time.
+func TestConcurrentParseParts(t *testing.T) {
+	p := New(nil)
+	want := map[string]string{}
+	for _, c := range corpus {
+		res, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: readCorpus(t, c.file), SkipHTML: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[c.file] = treeText(res.Document.Root)
+	}
+	var wg sync.WaitGroup
+	for i := range 6 {
+		c := corpus[i%len(corpus)]
+		src := readCorpus(t, c.file)
+		wg.Go(func() {
+			parts, _, err := parseParts(t.Context(), p, src)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			root := &stage.Node{Kind: stage.KindDocument}
+			for _, part := range parts {
+				root.Children = append(root.Children, part.Children...)
+			}
+			if treeText(root) != want[c.file] {
+				t.Errorf("%s: concurrent parse in parts differs", c.file)
+			}
+		})
+	}
+	wg.Wait()
 }
