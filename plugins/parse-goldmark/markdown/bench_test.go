@@ -3,6 +3,7 @@ package markdown
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -59,6 +60,55 @@ func BenchmarkMeasure(b *testing.B) {
 			for b.Loop() {
 				measure(src)
 			}
+		})
+	}
+}
+
+// BenchmarkParseParts compares ParseParts with Parse (both without the
+// HTML, as a tree renderer asks) on the corpus and the 10-page shape:
+// ns/op is the whole parse, first-ns/op the time to the first part, when
+// a renderer can start, and parts/op how many parts it came in.
+func BenchmarkParseParts(b *testing.B) {
+	type doc struct{ name, src string }
+	docs := []doc{{"ten-pages", tenPages()}}
+	for _, c := range corpus {
+		docs = append(docs, doc{strings.TrimSuffix(c.file, ".md"), readCorpus(b, c.file)})
+	}
+	// The host's default body limit.
+	medium := readCorpus(b, "medium.md")
+	docs = append(docs, doc{"medium-10MiB", strings.Repeat(medium+"\n\n", (10<<20)/(len(medium)+2))})
+	p := New(nil)
+	for _, d := range docs {
+		req := &stage.ParseRequest{Markdown: d.src, SkipHTML: true}
+		b.Run(d.name+"/parse", func(b *testing.B) {
+			b.SetBytes(int64(len(d.src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Parse(b.Context(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(d.name+"/parts", func(b *testing.B) {
+			b.SetBytes(int64(len(d.src)))
+			b.ReportAllocs()
+			var first time.Duration
+			parts := 0
+			for b.Loop() {
+				start, n := time.Now(), 0
+				_, err := p.ParseParts(b.Context(), req, func(stage.Part) error {
+					if n++; n == 1 {
+						first += time.Since(start)
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				parts += n
+			}
+			b.ReportMetric(float64(first.Nanoseconds())/float64(b.N), "first-ns/op")
+			b.ReportMetric(float64(parts)/float64(b.N), "parts/op")
 		})
 	}
 }

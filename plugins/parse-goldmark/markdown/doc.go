@@ -22,6 +22,21 @@
 // into its nearest allowed ancestor, keeping every text. A tree of more
 // than maxNodes nodes is refused as too large.
 //
+// ParseParts hands the tree over in parts for a renderer that lays out the
+// first while the rest is parsed. goldmark builds a whole tree at once, so
+// the source is cut into pieces parsed one after the other: after a blank
+// line, at a line in column 0 that no open block can take in, which leaves
+// out list markers and the inside of fenced code and raw HTML blocks of
+// types 1 to 5 (a piece that goldmark still ends inside one is parsed
+// again, longer). The pieces share the heading ids and the limits above,
+// and joined they are the tree Parse builds. The first is about 512 bytes,
+// each next twice the last up to 64 KiB. Link reference definitions and
+// footnotes reach across the whole document: footnotes, or a line that
+// looks like a definition, make the document one part, and a "]:" that
+// may close a definition's label holds the parts until its piece is
+// parsed, starting again as one part if it defines one. With the HTML
+// wanted, the tree comes in one part.
+//
 // Config block (JSON, every key optional):
 //
 //	{"maxDepth": 64, "maxNodes": 1000000}

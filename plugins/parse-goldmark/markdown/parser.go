@@ -29,6 +29,8 @@ type Parser struct {
 	log *slog.Logger
 	md  goldmark.Markdown
 	cfg atomic.Pointer[Config]
+	// parts are the sizes ParseParts cuts the source at.
+	parts partSizes
 }
 
 // New returns a parser with the default configuration.
@@ -37,7 +39,8 @@ func New(log *slog.Logger) *Parser {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &Parser{
-		log: log,
+		log:   log,
+		parts: partSizes{first: firstPart, max: maxPart},
 		md: goldmark.New(
 			goldmark.WithExtensions(extension.GFM, extension.Footnote),
 			goldmark.WithParserOptions(

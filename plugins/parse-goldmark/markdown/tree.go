@@ -49,16 +49,31 @@ type converter struct {
 }
 
 func convert(ctx context.Context, doc ast.Node, src []byte, cfg Config) (*stage.Node, error) {
-	c := &converter{ctx: ctx, src: src, maxDepth: cfg.MaxDepth, maxNodes: cfg.MaxNodes, nodes: 1, maxBytes: outputBudget(len(src))}
+	c := newConverter(ctx, cfg, len(src))
 	root := &stage.Node{Kind: stage.KindDocument}
+	if err := c.document(root, doc, src); err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+// newConverter returns a converter for a document of size bytes. Its
+// limits count across every call to document, so that a document parsed
+// in parts is held to the limits of the whole.
+func newConverter(ctx context.Context, cfg Config, size int) *converter {
+	// nodes starts at 1 for the document node, however many parts hold it.
+	return &converter{ctx: ctx, maxDepth: cfg.MaxDepth, maxNodes: cfg.MaxNodes, nodes: 1, maxBytes: outputBudget(size)}
+}
+
+// document converts the blocks of doc, parsed from src, into children of
+// root.
+func (c *converter) document(root *stage.Node, doc ast.Node, src []byte) error {
+	c.src = src
 	for n := doc.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
 		c.block(root, 0, n)
 	}
 	c.flush()
-	if c.err != nil {
-		return nil, c.err
-	}
-	return root, nil
+	return c.err
 }
 
 // step counts a visited node and checks the context now and then.
