@@ -217,7 +217,12 @@ const settle = 3 * time.Millisecond
 // tenPagesInProcess returns the 10-page document, and render-fpdf's layout
 // configured in this process with the request that renders its tree.
 func tenPagesInProcess(b *testing.B) (string, *fpdfrender.Renderer, *stage.RenderRequest) {
-	md := tenPages()
+	return inProcess(b, tenPages())
+}
+
+// inProcess returns render-fpdf's layout configured in this process with
+// the request that renders md's tree.
+func inProcess(b *testing.B, md string) (string, *fpdfrender.Renderer, *stage.RenderRequest) {
 	st, doc := styled(b, md)
 	r := fpdfrender.New(quiet)
 	if _, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte("{}")}); err != nil {
@@ -300,6 +305,46 @@ func BenchmarkFpdfTenPages(b *testing.B) {
 	for _, st := range []string{"parse", "render", "meter"} {
 		b.ReportMetric(means[st]*1000, st+"-ms")
 	}
+}
+
+// BenchmarkFpdfHundredPages: one client, a hundred pages (the 10-page
+// document ten times), end to end vs the layout called in process. The
+// parse streams into the render in parts, so on a long document the parse
+// hides behind the layout, and the ratio shows what is left: the fixed
+// cost per request, spread over more pages.
+func BenchmarkFpdfHundredPages(b *testing.B) {
+	md, r, req := inProcess(b, strings.Repeat(tenPages(), 10))
+	ctx := context.Background()
+	h := startHost(b, "fpdf")
+	pages := 0
+	for range 3 {
+		_, _ = h.convert(ctx, md)
+		resp, err := r.Render(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = resp.Pages
+	}
+	var ours, theirs time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := h.convert(ctx, md); err != nil {
+			b.Fatal(err)
+		}
+		answered := time.Now()
+		time.Sleep(settle)
+		mid := time.Now()
+		if _, err := r.Render(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		ours += answered.Sub(start)
+		theirs += time.Since(mid)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(pages), "pages")
+	b.ReportMetric(ours.Seconds()*1000/n, "e2e-ms/doc")
+	b.ReportMetric(theirs.Seconds()*1000/n, "inproc-ms/doc")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/e2e")
 }
 
 // BenchmarkPluginHop: the round trip of the cheapest stage call (Health on
