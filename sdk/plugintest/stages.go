@@ -3,11 +3,14 @@ package plugintest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -59,6 +62,47 @@ func Parser(t *testing.T, p stage.Parser, cfg Config) {
 	cancel()
 	if _, err := p.Parse(ctx, &stage.ParseRequest{Markdown: "# x"}); err == nil {
 		t.Error("Parse with a canceled context must fail")
+	}
+	if pp, ok := p.(stage.PartParser); ok {
+		partParser(t, p, pp)
+	}
+}
+
+// partsSample has blocks of most kinds, each after a blank line, where a
+// parser may cut it into parts.
+const partsSample = "# Title\n\nA paragraph with *emphasis*.\n\n- one\n- two\n\n## Second\n\n" +
+	"```go\ncode\n\n# not a heading\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n## Second\n\nThe end.\n"
+
+// partParser checks that a PartParser's parts join into Parse's tree, with
+// the same title and outline.
+func partParser(t *testing.T, p stage.Parser, pp stage.PartParser) {
+	t.Helper()
+	req := &stage.ParseRequest{Markdown: partsSample, SkipHTML: true}
+	whole, err := p.Parse(ctxT(t), req)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	joined := &stage.Node{Kind: stage.KindDocument}
+	rest, err := pp.ParseParts(ctxT(t), req, func(part stage.Part) error {
+		if part.Root == nil || part.Root.Kind != stage.KindDocument {
+			t.Errorf("a part must be a %s node, got %+v", stage.KindDocument, part.Root)
+			return nil
+		}
+		joined.Children = append(joined.Children, part.Root.Children...)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("ParseParts: %v", err)
+	}
+	if !reflect.DeepEqual(joined.Children, whole.Document.Root.Children) {
+		t.Errorf("the parts joined are not Parse's tree:\n%s\nwant\n%s", joined.PlainText(), whole.Document.Root.PlainText())
+	}
+	if rest.Document.Root != nil || rest.Document.Title != whole.Document.Title || !reflect.DeepEqual(rest.Document.Outline, whole.Document.Outline) {
+		t.Errorf("the rest of the document = %+v, want Parse's title and outline and no tree", rest.Document)
+	}
+	stop := errors.New("stop")
+	if _, err := pp.ParseParts(ctxT(t), req, func(stage.Part) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("ParseParts must stop and return emit's error, got %v", err)
 	}
 }
 
@@ -125,7 +169,62 @@ func Renderer(t *testing.T, r stage.Renderer, cfg Config, html string) {
 	} else if c := stage.CodeOf(err); c != stage.CodeTimeout && c != stage.CodeInternal {
 		t.Errorf("Render past its deadline: code %v, want timeout", c)
 	}
+	// A client serves RenderParts for any plugin built with this SDK, but
+	// the host calls it only on those that declare reads-tree-parts; an
+	// implementation in process says so by implementing it.
+	if pr, ok := r.(stage.PartRenderer); ok {
+		if _, client := r.(*sdkplugin.Client); !client {
+			partRenderer(t, pr, req)
+		}
+	}
 }
+
+// partRenderer checks a PartRenderer: the sample document a block a part,
+// and parts that fail.
+func partRenderer(t *testing.T, r stage.PartRenderer, req *stage.RenderRequest) {
+	t.Helper()
+	head := *req
+	head.Document = stage.Document{}
+	var blocks []*stage.Node
+	for _, b := range req.Document.Root.Children {
+		blocks = append(blocks, &stage.Node{Kind: stage.KindDocument, Children: []*stage.Node{b}})
+	}
+	resp, err := r.RenderParts(ctxT(t), &head, &blockParts{parts: blocks, rest: req.Document})
+	if err != nil {
+		t.Fatalf("RenderParts: %v", err)
+	}
+	if !bytes.HasPrefix(resp.PDF, []byte("%PDF-")) || resp.Pages != 1 {
+		t.Errorf("RenderParts did not return the one-page PDF (%d bytes, %d pages)", len(resp.PDF), resp.Pages)
+	}
+	failed := errors.New("the parse failed")
+	if _, err := r.RenderParts(ctxT(t), &head, &blockParts{parts: blocks[:1], err: failed}); err == nil {
+		t.Error("RenderParts must fail when its parts do")
+	}
+}
+
+// blockParts hands over parts from a slice, then ends with err or io.EOF.
+type blockParts struct {
+	parts []*stage.Node
+	rest  stage.Document
+	err   error
+}
+
+func (b *blockParts) Next(ctx context.Context) (stage.Part, error) {
+	if err := ctx.Err(); err != nil {
+		return stage.Part{}, err
+	}
+	if len(b.parts) == 0 {
+		if b.err != nil {
+			return stage.Part{}, b.err
+		}
+		return stage.Part{}, io.EOF
+	}
+	p := b.parts[0]
+	b.parts = b.parts[1:]
+	return stage.Part{Root: p}, nil
+}
+
+func (b *blockParts) Rest() stage.Document { return b.rest }
 
 // Sink checks a sink plugin: store, open whole and by range, unknown ids.
 func Sink(t *testing.T, s stage.Sink, cfg Config) {
