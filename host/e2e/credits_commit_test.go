@@ -33,26 +33,7 @@ func TestAnswerBeforeCommit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	type answer struct {
-		status int
-		body   []byte
-		err    error
-	}
-	answered := make(chan answer, 1)
-	go func() {
-		body, _ := json.Marshal(map[string]string{"markdown": largeMarkdown(t)})
-		req, _ := http.NewRequestWithContext(ctx, "POST", h.URL+"/v1/pdf/markdown", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			answered <- answer{err: err}
-			return
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		answered <- answer{resp.StatusCode, b, err}
-	}()
+	answered := convertAsync(ctx, h, key, largeMarkdown(t))
 
 	// Take the write lock as soon as the reservation is made, while the
 	// document renders.
@@ -145,26 +126,7 @@ func TestRenderBesideReservation(t *testing.T) {
 		}
 	}()
 
-	type answer struct {
-		status int
-		body   []byte
-		err    error
-	}
-	answered := make(chan answer, 1)
-	go func() {
-		body, _ := json.Marshal(map[string]string{"markdown": "# Beside the reservation\n\nRendered while the credits were reserved.\n"})
-		req, _ := http.NewRequestWithContext(ctx, "POST", h.URL+"/v1/pdf/markdown", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			answered <- answer{err: err}
-			return
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		answered <- answer{resp.StatusCode, b, err}
-	}()
+	answered := convertAsync(ctx, h, key, "# Beside the reservation\n\nRendered while the credits were reserved.\n")
 
 	rendered := func() bool {
 		_, m := h.do("GET", "/metrics", "", nil, nil)
@@ -206,4 +168,32 @@ func TestRenderBesideReservation(t *testing.T) {
 			t.Fatalf("balance %d, want %d: the conversion was not charged", h.balance(key), before-1)
 		}
 	}
+}
+
+// answer is what a client got for a conversion sent by convertAsync.
+type answer struct {
+	status int
+	body   []byte
+	err    error
+}
+
+// convertAsync sends a conversion of markdown and delivers its answer on
+// the channel returned.
+func convertAsync(ctx context.Context, h *host, key, markdown string) <-chan answer {
+	answered := make(chan answer, 1)
+	go func() {
+		body, _ := json.Marshal(map[string]string{"markdown": markdown})
+		req, _ := http.NewRequestWithContext(ctx, "POST", h.URL+"/v1/pdf/markdown", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		answered <- answer{resp.StatusCode, b, err}
+	}()
+	return answered
 }

@@ -77,12 +77,8 @@ func (p *Parser) Close() error { return nil }
 // checked between the phases; defuse keeps each phase roughly linear in the
 // input, and measure refuses what would still cost too much.
 func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
-	cfg := *p.cfg.Load()
-	if err := ctx.Err(); err != nil {
-		return nil, ctxError(err)
-	}
-	src := defuse([]byte(req.Markdown), lineMarkers, lineIndent)
-	if err := measure(src).check(cfg.MaxNodes); err != nil {
+	src, cfg, err := p.admit(ctx, req)
+	if err != nil {
 		return nil, err
 	}
 	doc := p.md.Parser().Parse(text.NewReader(src))
@@ -116,6 +112,20 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 		Title:   title,
 		Outline: headings,
 	}}, nil
+}
+
+// admit returns the source as goldmark will read it, once defused, and the
+// configuration it is parsed under, or why it is not parsed at all.
+func (p *Parser) admit(ctx context.Context, req *stage.ParseRequest) ([]byte, Config, error) {
+	cfg := *p.cfg.Load()
+	if err := ctx.Err(); err != nil {
+		return nil, cfg, ctxError(err)
+	}
+	src := defuse([]byte(req.Markdown), lineMarkers, lineIndent)
+	if err := measure(src).check(cfg.MaxNodes); err != nil {
+		return nil, cfg, err
+	}
+	return src, cfg, nil
 }
 
 // ctxError reports a cancelled or expired context as a stage error.

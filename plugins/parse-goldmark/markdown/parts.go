@@ -38,16 +38,12 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 		// and a renderer that wants the HTML does not read parts.
 		return p.parseOnePart(ctx, req, emit)
 	}
-	cfg := *p.cfg.Load()
-	if err := ctx.Err(); err != nil {
-		return nil, ctxError(err)
-	}
-	src := defuse([]byte(req.Markdown), lineMarkers, lineIndent)
-	if err := measure(src).check(cfg.MaxNodes); err != nil {
+	src, cfg, err := p.admit(ctx, req)
+	if err != nil {
 		return nil, err
 	}
 	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src))
-	err := s.run()
+	err = s.run()
 	if errors.Is(err, errRestart) {
 		// Nothing has been emitted yet: see partStream.holdTo.
 		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1})
