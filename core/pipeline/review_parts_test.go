@@ -49,3 +49,29 @@ func TestReviewRenderTimeoutExcludesParse(t *testing.T) {
 		t.Errorf("a slow parse was observed as a failed render: %v", o)
 	}
 }
+
+// A render that runs past the render timeout once the parse has ended still
+// fails as a render timeout.
+func TestReviewRenderTimeoutAfterParse(t *testing.T) {
+	f := newPartFakes([]string{"a"}, []string{"b"})
+	f.onPart = func(ctx context.Context, i int) error {
+		if i == 0 {
+			return nil
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	st := partStages(f)
+	st.RenderTimeout = 50 * time.Millisecond
+	obs := &failures{}
+	_, err := New(obs.observe).Run(context.Background(), st, Job{})
+	if stage.CodeOf(err) != stage.CodeTimeout {
+		t.Fatalf("err = %v (code %v), want a timeout", err, stage.CodeOf(err))
+	}
+	if o := obs.names(); !slices.Equal(o, []string{stage.NameRender}) {
+		t.Fatalf("failed stages %v, want only render", o)
+	}
+	if got := f.called(); got != "reserve parse style render refund:timeout" {
+		t.Fatalf("calls = %q", got)
+	}
+}
