@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -14,6 +15,9 @@ import (
 // errCutShort ends a stage call because another stage of the same run
 // failed; the call is not observed as a failure of its own.
 var errCutShort = errors.New("cut short: another stage failed")
+
+// errRenderTimeout ends a render in parts that ran past the render timeout.
+var errRenderTimeout = errors.New("render timeout")
 
 // inParts says whether the run streams the parse into the render: the
 // renderer lays out the tree as its parts arrive, and both stages speak
@@ -52,6 +56,7 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 	defer cut(nil)
 	q := newPartQueue()
 	parsed := make(chan error, 1)
+	parseOK := make(chan struct{}) // closed once the parse has succeeded
 	go func() {
 		var resp *stage.ParseResponse
 		err := p.call(pctx, stage.NameParse, func() (e error) {
@@ -63,6 +68,7 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 		} else {
 			pr.parsed = resp
 			q.finish(resp.Document)
+			close(parseOK)
 		}
 		parsed <- err
 	}()
@@ -76,10 +82,31 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 	}
 	pr.styled = s.styled
 	rreq := &stage.RenderRequest{Tokens: s.styled.Tokens, Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark}
-	rctx, rcancel := within(pctx, st.RenderTimeout)
-	defer rcancel()
+	// The render timeout bounds the render, not the parse it waits on: it
+	// runs from when the parse has handed over its last part.
+	rctx, rcancel := context.WithCancelCause(pctx)
+	defer rcancel(nil)
+	if st.RenderTimeout > 0 {
+		go func() {
+			select {
+			case <-parseOK:
+			case <-rctx.Done():
+				return
+			}
+			t := time.NewTimer(st.RenderTimeout)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				rcancel(errRenderTimeout)
+			case <-rctx.Done():
+			}
+		}()
+	}
 	renderErr := p.call(pctx, stage.NameRender, func() (e error) {
 		pr.rendered, e = renderer.RenderParts(rctx, rreq, q)
+		if e != nil && pctx.Err() == nil && errors.Is(context.Cause(rctx), errRenderTimeout) {
+			e = stage.Wrap(stage.CodeTimeout, context.DeadlineExceeded, "render timed out")
+		}
 		return e
 	})
 	renderFailed := renderErr != nil && !errors.Is(renderErr, errCutShort)

@@ -278,6 +278,12 @@ func (p *streamParts) Next(ctx context.Context) (stage.Part, error) {
 		return stage.Part{}, stage.Errorf(stage.CodeInvalid, "the tree's parts ended without the rest of the document")
 	}
 	if err != nil {
+		// The host cancelled the render (its parse failed, its request does
+		// not go ahead): say so as a context error, which is no failure of
+		// the renderer, not as the stream's status.
+		if cerr := p.stream.Context().Err(); cerr != nil {
+			return stage.Part{}, cerr
+		}
 		return stage.Part{}, err
 	}
 	if d := msg.GetDocument(); d != nil {
