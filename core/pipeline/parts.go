@@ -55,8 +55,16 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 	pctx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
 	q := newPartQueue()
-	parsed := make(chan error, 1)
-	parseOK := make(chan struct{}) // closed once the parse has succeeded
+	// The render timeout bounds the render, not the parse it waits on: it
+	// runs from when the parse has handed over its last part.
+	rctx, rcancel := context.WithCancelCause(pctx)
+	defer rcancel(nil)
+	type parseEnd struct {
+		err error
+		cut bool // cut short by another stage's failure, before it ended
+	}
+	parsed := make(chan parseEnd, 1)
+	var timeout *time.Timer
 	go func() {
 		var resp *stage.ParseResponse
 		err := p.call(pctx, stage.NameParse, func() (e error) {
@@ -67,10 +75,19 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 			q.fail()
 		} else {
 			pr.parsed = resp
+			if st.RenderTimeout > 0 {
+				timeout = time.AfterFunc(st.RenderTimeout, func() { rcancel(errRenderTimeout) })
+			}
 			q.finish(resp.Document)
-			close(parseOK)
 		}
-		parsed <- err
+		parsed <- parseEnd{err, errors.Is(context.Cause(pctx), errCutShort)}
+	}()
+	// Every path below waits for the parse's end, after which timeout is
+	// set if it ever is.
+	defer func() {
+		if timeout != nil {
+			timeout.Stop()
+		}
 	}()
 
 	s := <-styled
@@ -82,26 +99,6 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 	}
 	pr.styled = s.styled
 	rreq := &stage.RenderRequest{Tokens: s.styled.Tokens, Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark}
-	// The render timeout bounds the render, not the parse it waits on: it
-	// runs from when the parse has handed over its last part.
-	rctx, rcancel := context.WithCancelCause(pctx)
-	defer rcancel(nil)
-	if st.RenderTimeout > 0 {
-		go func() {
-			select {
-			case <-parseOK:
-			case <-rctx.Done():
-				return
-			}
-			t := time.NewTimer(st.RenderTimeout)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				rcancel(errRenderTimeout)
-			case <-rctx.Done():
-			}
-		}()
-	}
 	renderErr := p.call(pctx, stage.NameRender, func() (e error) {
 		pr.rendered, e = renderer.RenderParts(rctx, rreq, q)
 		if e != nil && pctx.Err() == nil && errors.Is(context.Cause(rctx), errRenderTimeout) {
@@ -113,14 +110,14 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 	if renderFailed {
 		cut(errCutShort)
 	}
-	parseErr := <-parsed
+	pe := <-parsed
 	switch {
-	case parseErr != nil && !errors.Is(context.Cause(pctx), errCutShort):
-		pr.err = parseErr // the parse's own failure, which also ended the render
+	case pe.err != nil && !pe.cut:
+		pr.err = pe.err // the parse's own failure, which also ended the render
 	case renderFailed:
 		pr.err = renderErr
-	case parseErr != nil:
-		pr.err = parseErr
+	case pe.err != nil:
+		pr.err = pe.err
 	case renderErr != nil:
 		pr.err = renderErr
 	}

@@ -256,6 +256,10 @@ func (s *renderServer) RenderParts(stream grpc.BidiStreamingServer[pb.RenderPart
 	if err != nil {
 		return toStatus(err)
 	}
+	if !parts.done {
+		// A PDF of part of the document would be delivered, and charged.
+		return toStatus(stage.Wrap(stage.CodeInternal, errors.New("the renderer answered before the end of its parts"), "render failed"))
+	}
 	return sendPDF(stream, resp)
 }
 

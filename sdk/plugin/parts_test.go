@@ -215,3 +215,27 @@ func TestRenderPartsRefusesMalformedParts(t *testing.T) {
 		})
 	}
 }
+
+// earlyRenderer answers after the first part, as a buggy renderer could.
+type earlyRenderer struct{ relayStages }
+
+func (earlyRenderer) RenderParts(ctx context.Context, _ *stage.RenderRequest, parts stage.Parts) (*stage.RenderResponse, error) {
+	if _, err := parts.Next(ctx); err != nil {
+		return nil, err
+	}
+	return &stage.RenderResponse{PDF: []byte("%PDF half"), Pages: 1}, nil
+}
+
+// A renderer that answers before reading every part would have part of the
+// document delivered and charged: the SDK refuses its PDF.
+func TestRenderPartsRefusesAnEarlyAnswer(t *testing.T) {
+	renderer := connect(t, stage.NameRender, &earlyRenderer{})
+	parts := &sliceParts{}
+	for _, p := range splitReport(3, 4) {
+		parts.parts = append(parts.parts, stage.Part{Root: p})
+	}
+	out, err := renderer.RenderParts(context.Background(), &stage.RenderRequest{}, parts)
+	if err == nil || stage.CodeOf(err) != stage.CodeInternal || strings.Contains(stage.SafeMessage(err), "answered") {
+		t.Fatalf("got %v, %v: want an internal error, its detail kept in the plugin", out, err)
+	}
+}
