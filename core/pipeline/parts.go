@@ -35,17 +35,12 @@ func inParts(st Stages) (stage.PartParser, stage.PartRenderer, bool) {
 }
 
 // prepareInParts parses, styles and renders a document for a renderer that
-// reads the tree in parts. The render starts once the tokens are known (at
-// once, from the cache, for a repeated theme and page) and lays out each
-// part as the parser hands it over, so the parse's time hides behind the
-// layout instead of coming before it.
-//
-// This runs beside the key check and the credit reservation, like the
-// parse alone does for other renderers: a request refused there abandons
-// the preparation, which cancels the render, having cost the layout done
-// until then (about as long as the check and the reservation take). The
-// PDF is answered only once the credits are reserved (Finish).
-func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parser stage.PartParser, renderer stage.PartRenderer) prepared {
+// reads the tree in parts. The parse starts at once, beside the key check
+// and the credit reservation, as it does for other renderers; the render
+// starts once the credits are reserved (reserved is closed) and lays out
+// each part as the parser hands it over, so that a long document's parse
+// hides behind its layout instead of coming before it.
+func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parser stage.PartParser, renderer stage.PartRenderer, reserved <-chan struct{}) prepared {
 	pr := prepared{treeOnly: true}
 	styled := make(chan styleResult, 1)
 	go func() {
@@ -98,6 +93,14 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 		return pr
 	}
 	pr.styled = s.styled
+	select {
+	case <-reserved:
+	case <-pctx.Done():
+		// Abandoned before its credits were reserved: nothing is rendered.
+		<-parsed
+		pr.err = context.Cause(pctx)
+		return pr
+	}
 	rreq := &stage.RenderRequest{Tokens: s.styled.Tokens, Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark}
 	renderErr := p.call(pctx, stage.NameRender, func() (e error) {
 		pr.rendered, e = renderer.RenderParts(rctx, rreq, q)

@@ -156,49 +156,70 @@ func TestRenderReadsPartsWhileParsing(t *testing.T) {
 	}
 }
 
-// The render starts beside the reservation: the meter answers only once the
-// renderer has begun.
-func TestRenderStartsBesideReserve(t *testing.T) {
-	f := newPartFakes([]string{"a"})
-	rendering := make(chan struct{})
-	f.onRender = closeOnCall(rendering)
-	f.onReserve = waitFor(t, rendering)
+// The parse runs beside the reservation, and the render only once the
+// credits are reserved: the meter answers only once the parser is done,
+// and the parser gives a render that would start early time to take its
+// first part first.
+func TestRenderWaitsForReservation(t *testing.T) {
+	f := newPartFakes([]string{"a"}, []string{"b"})
+	first, parsed := make(chan struct{}), make(chan struct{})
+	f.onPart = func(_ context.Context, i int) error {
+		if i == 0 {
+			close(first)
+		}
+		return nil
+	}
+	f.betweenParts = func(_ context.Context, i int) error {
+		if i == 0 {
+			select {
+			case <-first:
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		if i == len(f.parts)-1 {
+			close(parsed)
+		}
+		return nil
+	}
+	var mu sync.Mutex
+	reserved := false
+	f.onReserve = func(ctx context.Context) error {
+		err := waitFor(t, parsed)(ctx)
+		mu.Lock()
+		reserved = true
+		mu.Unlock()
+		return err
+	}
+	f.onRender = func(context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !reserved {
+			t.Error("the render started before the credits were reserved")
+		}
+		return nil
+	}
 	if _, err := New(nil).Run(context.Background(), partStages(f), Job{}); err != nil {
 		t.Fatal(err)
 	}
+	if want := []string{"a", "b"}; !slices.Equal(f.laidOut, want) {
+		t.Fatalf("laid out %v, want %v", f.laidOut, want)
+	}
 }
 
-// A refused reservation cancels the render under way, which neither counts
-// as a failure nor outlives the request, and nothing is refunded or
-// answered.
-func TestRefusedReservationCancelsRender(t *testing.T) {
+// A refused reservation renders nothing; the parse, done beside it, is no
+// failure, and nothing is refunded or answered.
+func TestRefusedReservationRendersNothing(t *testing.T) {
 	f := newPartFakes([]string{"a"}, []string{"b"})
 	f.reserveErr = stage.Errorf(stage.CodeForbidden, "out of credits")
-	rendering, renderDone := make(chan struct{}), make(chan struct{})
-	f.onPart = func(ctx context.Context, i int) error {
-		if i > 0 {
-			return nil
-		}
-		close(rendering)
-		<-ctx.Done()
-		close(renderDone)
-		return ctx.Err()
-	}
-	f.onReserve = waitFor(t, rendering)
 	obs := &failures{}
 	res, err := New(obs.observe).Run(context.Background(), partStages(f), Job{})
 	if stage.CodeOf(err) != stage.CodeForbidden || res != nil {
 		t.Fatalf("res = %v, err = %v, want the reservation's error", res, err)
 	}
-	select {
-	case <-renderDone:
-	default:
-		t.Fatal("the render outlived the request")
-	}
 	if o := obs.names(); !slices.Equal(o, []string{stage.NameMeter}) {
-		t.Fatalf("failures observed: %v; the cancelled render is none", o)
+		t.Fatalf("failures observed: %v", o)
 	}
-	if got := f.called(); strings.Contains(got, "refund") || strings.Contains(got, "commit") {
+	if got := f.called(); strings.Contains(got, "render") || strings.Contains(got, "refund") || strings.Contains(got, "commit") {
 		t.Fatalf("calls = %q", got)
 	}
 }

@@ -133,6 +133,8 @@ var ErrAbandoned = errors.New("abandoned")
 // Preparation is a parse and style under way (see Start).
 type Preparation struct {
 	done      chan prepared
+	reserved  chan struct{} // closed once the credits are reserved (see Finish)
+	once      sync.Once
 	abandon   context.CancelCauseFunc
 	watermark string // the job's when started; styling depends on it
 	result    *prepared
@@ -143,10 +145,14 @@ type Preparation struct {
 // credits) meanwhile. The caller must call Finish or Abandon.
 func (p *Pipeline) Start(ctx context.Context, st Stages, job Job) *Preparation {
 	pctx, abandon := context.WithCancelCause(ctx)
-	pp := &Preparation{done: make(chan prepared, 1), abandon: abandon, watermark: job.Watermark}
-	go func() { pp.done <- p.prepare(pctx, st, job) }()
+	pp := &Preparation{done: make(chan prepared, 1), reserved: make(chan struct{}), abandon: abandon, watermark: job.Watermark}
+	go func() { pp.done <- p.prepare(pctx, st, job, pp.reserved) }()
 	return pp
 }
+
+// goAhead tells the preparation that the credits are reserved: a render
+// it holds back until then may start.
+func (pp *Preparation) goAhead() { pp.once.Do(func() { close(pp.reserved) }) }
 
 // Abandon stops the preparation and waits for it, so that no stage call
 // outlives the request.
@@ -191,6 +197,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	}
 	if st.Meter == nil {
 		// Local renders (mdpress render) have no account to charge.
+		prep.goAhead()
 		pr := prep.wait()
 		if pr.err != nil {
 			return nil, pr.err
@@ -220,6 +227,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		}
 		return p.replay(ctx, st, job, reserve.Replay)
 	}
+	prep.goAhead()
 	// The reservation was made after the call started: counting from then
 	// errs on the early side.
 	heldUntil := reserved.Add(reserve.Held)
@@ -323,9 +331,9 @@ type prepared struct {
 // only that; one that reads only the tree spares the parser and the styler
 // their HTML, and then styling, which yields only tokens that depend on the
 // options and not on the document, runs beside the parse.
-func (p *Pipeline) prepare(ctx context.Context, st Stages, job Job) prepared {
+func (p *Pipeline) prepare(ctx context.Context, st Stages, job Job, reserved <-chan struct{}) prepared {
 	if parser, renderer, ok := inParts(st); ok {
-		return p.prepareInParts(ctx, st, job, parser, renderer)
+		return p.prepareInParts(ctx, st, job, parser, renderer, reserved)
 	}
 	html, tree := slices.Contains(st.RendererCaps, stage.CapReadsHTML), slices.Contains(st.RendererCaps, stage.CapReadsTree)
 	pr := prepared{treeOnly: tree && !html, htmlOnly: html && !tree}

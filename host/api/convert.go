@@ -73,15 +73,14 @@ func (s *Server) earlyHint(token string) (recentKey, int64, bool) {
 }
 
 // convertEarly serves a request whose key authenticated a moment ago: its
-// document is read, parsed and styled (and, for a renderer that reads the
-// tree in parts, rendered) while the key is checked again, which takes the
-// check off the request's latency. The key is only a hint here: nothing is
-// charged, stored or answered before it authenticates. The request has
-// been counted against the key's rate limit (at the limit counted); when
-// its check fails, the request stops waiting for a slot and parsing (and
-// rendering) at once, and a key the auth stage refuses is forgotten, so a
-// revoked key costs at most the work done for the requests it sent before
-// a failed check answered, within its rate limit.
+// document is read, parsed and styled while the key is checked again, which
+// takes the check off the request's latency. The key is only a hint here:
+// nothing is charged, stored or answered before it authenticates. The
+// request has been counted against the key's rate limit (at the limit
+// counted); when its check fails, the request stops waiting for a slot and
+// parsing at once, and a key the auth stage refuses is forgotten, so a
+// revoked key costs at most the parses of the requests it sent before a
+// failed check answered, within its rate limit.
 func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *heldBody, token string, hint recentKey, counted int64) {
 	keyOK, keyFailed := context.WithCancelCause(r.Context())
 	defer keyFailed(nil)

@@ -93,13 +93,13 @@ func TestAnswerBeforeCommit(t *testing.T) {
 	}
 }
 
-// TestRenderBesideReservation: with render-fpdf, which reads the tree in
-// parts, the document is parsed and rendered while the credits are being
-// reserved, not after; but the PDF is answered only once they are. The
-// test holds the account database's write lock from before the request:
-// the render finishes (its stage metric appears) while no reservation can
-// be made, and the answer comes when the lock is released.
-func TestRenderBesideReservation(t *testing.T) {
+// TestRenderWaitsForReservation: with render-fpdf, which reads the tree in
+// parts, the document is parsed while the credits are being reserved, but
+// nothing is rendered before they are. The test holds the account
+// database's write lock from before the request: the parse finishes (its
+// stage metric appears) while no reservation can be made, no render
+// starts, and the PDF comes once the lock is released.
+func TestRenderWaitsForReservation(t *testing.T) {
 	pdfcheck.Require(t)
 	h := startHost(t, fpdf())
 	_, key := h.account("pro", 5)
@@ -126,26 +126,24 @@ func TestRenderBesideReservation(t *testing.T) {
 		}
 	}()
 
-	answered := convertAsync(ctx, h, key, "# Beside the reservation\n\nRendered while the credits were reserved.\n")
+	answered := convertAsync(ctx, h, key, "# After the reservation\n\nRendered once the credits were reserved.\n")
 
-	rendered := func() bool {
+	seen := func(plugin, stageName string) bool {
 		_, m := h.do("GET", "/metrics", "", nil, nil)
-		return bytes.Contains(m, []byte(`mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"} 1`))
+		return bytes.Contains(m, []byte(`mdpress_stage_duration_seconds_count{outcome="ok",plugin="`+plugin+`",stage="`+stageName+`"} 1`))
 	}
-	for deadline := time.Now().Add(5 * time.Second); !rendered(); time.Sleep(5 * time.Millisecond) {
-		select {
-		case a := <-answered:
-			t.Fatalf("answered (%d, %v, %.200s) while no credits could be reserved", a.status, a.err, a.body)
-		default:
-		}
+	for deadline := time.Now().Add(5 * time.Second); !seen("parse-goldmark", "parse"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("nothing was rendered while the reservation waited: the render waits for it")
+			t.Fatal("nothing was parsed while the reservation waited: the parse waits for it")
 		}
 	}
 	select {
 	case a := <-answered:
 		t.Fatalf("answered (%d, %v) before the credits were reserved", a.status, a.err)
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(300 * time.Millisecond):
+	}
+	if seen("render-fpdf", "render") {
+		t.Fatal("rendered before the credits were reserved")
 	}
 	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
 		t.Fatal(err)
@@ -160,7 +158,7 @@ func TestRenderBesideReservation(t *testing.T) {
 	if a.err != nil || a.status != http.StatusOK {
 		t.Fatalf("answer: %d %v %.300s", a.status, a.err, a.body)
 	}
-	if text := pdfcheck.Text(t, a.body); !bytes.Contains([]byte(text), []byte("Rendered while the credits were reserved.")) {
+	if text := pdfcheck.Text(t, a.body); !bytes.Contains([]byte(text), []byte("Rendered once the credits were reserved.")) {
 		t.Fatalf("PDF text = %q", text)
 	}
 	for deadline := time.Now().Add(10 * time.Second); h.balance(key) != before-1; time.Sleep(20 * time.Millisecond) {

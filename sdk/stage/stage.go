@@ -76,10 +76,8 @@ const (
 	CapReadsTree = "reads-tree"
 	// CapReadsTreeParts: the renderer reads only the tree and lays it out
 	// as its parts arrive (PartRenderer). The host then streams the parse
-	// into the render, which starts on the first part, beside the key
-	// check and the credit reservation rather than after them; a request
-	// refused there has its render cancelled, having cost what was laid out
-	// by then. Its PDF is answered only once the credits are reserved.
+	// into the render: once the credits are reserved, the render starts on
+	// the parts parsed so far and gets the rest as they come.
 	CapReadsTreeParts = "reads-tree-parts"
 )
 

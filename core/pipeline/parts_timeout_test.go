@@ -15,7 +15,7 @@ import (
 // a render that itself takes no time, succeeds on the ordinary path and
 // must succeed in parts too. And if anything fails, a slow parse must not
 // be reported (and observed) as a failed render.
-func TestReviewRenderTimeoutExcludesParse(t *testing.T) {
+func TestRenderTimeoutExcludesParse(t *testing.T) {
 	slowParse := func(ctx context.Context, i int) error {
 		select {
 		case <-time.After(300 * time.Millisecond):
@@ -52,7 +52,7 @@ func TestReviewRenderTimeoutExcludesParse(t *testing.T) {
 
 // A render that runs past the render timeout once the parse has ended still
 // fails as a render timeout.
-func TestReviewRenderTimeoutAfterParse(t *testing.T) {
+func TestRenderTimeoutAfterParse(t *testing.T) {
 	f := newPartFakes([]string{"a"}, []string{"b"})
 	f.onPart = func(ctx context.Context, i int) error {
 		if i == 0 {

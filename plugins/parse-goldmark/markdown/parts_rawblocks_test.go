@@ -2,7 +2,7 @@ package markdown
 
 import "testing"
 
-func TestReviewPartsSplitterDesync(t *testing.T) {
+func TestPartsSplitterDesync(t *testing.T) {
 	p := tinyParts()
 	for i, src := range []string{
 		"<pre>\nx\n</script>\n\n```\n\n# a\n\n</pre>\n\n# b\n\nc\n\n```\n\n# d\n",

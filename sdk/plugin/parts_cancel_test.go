@@ -34,7 +34,7 @@ func (l *lockedBuffer) String() string {
 // render plugin: the renderer's parts.Next must say the render was
 // cancelled (a context error), and the plugin must not log it as a failed
 // stage call at error level, as it does an internal error.
-func TestReviewCancelledRenderPartsIsNoInternalError(t *testing.T) {
+func TestCancelledRenderPartsIsNoInternalError(t *testing.T) {
 	var buf lockedBuffer
 	saved := causeLog
 	causeLog = func() *slog.Logger { return slog.New(slog.NewTextHandler(&buf, nil)) }
