@@ -25,11 +25,7 @@ func TestAnswerBeforeCommit(t *testing.T) {
 	pdfcheck.Require(t)
 	h := startHost(t, fpdf())
 	_, key := h.account("pro", 5)
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.DataDir, "mdpress.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := accountsDB(t, h)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -104,11 +100,7 @@ func TestRenderWaitsForReservation(t *testing.T) {
 	h := startHost(t, fpdf())
 	_, key := h.account("pro", 5)
 	before := h.balance(key)
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.DataDir, "mdpress.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := accountsDB(t, h)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := db.Conn(ctx)
@@ -194,4 +186,16 @@ func convertAsync(ctx context.Context, h *host, key, markdown string) <-chan ans
 		answered <- answer{resp.StatusCode, b, err}
 	}()
 	return answered
+}
+
+// accountsDB opens the host's account database, as the meter's SQLite
+// store does, closed when the test ends.
+func accountsDB(t *testing.T, h *host) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.DataDir, "mdpress.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
