@@ -20,6 +20,12 @@ const (
 	maxPart   = 64 << 10
 )
 
+// maxRetries is how many times one document's pieces may be parsed again
+// for ending inside a block (see partStream.parse). Real documents need it
+// rarely, if ever; input made to need it on every piece would otherwise
+// parse twice and replay every heading id kept so far each time.
+const maxRetries = 4
+
 // partSizes are the sizes ParseParts cuts at; tests shrink them to cut at
 // every line they can.
 type partSizes struct{ first, max int }
@@ -183,8 +189,13 @@ func (s *partStream) parse(at, end int) (ast.Node, parser.Context, int, error) {
 		}
 		s.ids.rollback()
 		s.retries++
-		// Doubling bounds the work parsed again to the size of the piece.
+		// Doubling bounds the work parsed again to the size of the piece,
+		// and the cap the pieces parsed again and the ids replayed by
+		// rollback: past it, the rest of the document is one piece.
 		end = s.split.next(at + 2*(end-at))
+		if s.retries >= maxRetries {
+			end = len(s.src)
+		}
 	}
 }
 

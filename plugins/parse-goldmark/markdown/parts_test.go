@@ -509,3 +509,20 @@ func TestConcurrentParseParts(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestParsePartsRetriesCapped: input that makes piece after piece end
+// inside a block is parsed again at most maxRetries times, then its rest
+// as one piece, and still gives Parse's tree.
+func TestParsePartsRetriesCapped(t *testing.T) {
+	unit := "# A\n\ntext\n\n- a\n\n  ```\n  x\n\nout\n\n  ```\n\n"
+	src := strings.Repeat(unit, 200)
+	p := tinyParts()
+	checkParts(t, p, src)
+	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)))
+	if err := s.run(); err != nil {
+		t.Fatal(err)
+	}
+	if s.retries != maxRetries || s.parts < 2 {
+		t.Fatalf("%d parses again, %d parts; want %d and a split before the cap", s.retries, s.parts, maxRetries)
+	}
+}
