@@ -17,10 +17,7 @@ import (
 )
 
 func newAccounts(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "accounts",
-		Short: "Create and manage accounts, credits and API keys",
-	}
+	cmd := group("accounts", "Create and manage accounts, credits and API keys")
 	// with opens the store for one subcommand and closes it after.
 	with := func(fn func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
@@ -144,7 +141,7 @@ func newAccounts(g *globals) *cobra.Command {
 		}),
 	}
 
-	keys := &cobra.Command{Use: "keys", Short: "Create, list and revoke API keys"}
+	keys := group("keys", "Create, list and revoke API keys")
 	var keyJSON bool
 	keyCreate := &cobra.Command{
 		Use:   "create USER",

@@ -14,7 +14,7 @@ import (
 )
 
 func newPlugins(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "plugins", Short: "List and check the stage plugins"}
+	cmd := group("plugins", "List and check the stage plugins")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List plugin binaries and which stage each configured one serves",

@@ -1,6 +1,11 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
 
 func newRoot() *cobra.Command {
 	g := &globals{}
@@ -15,4 +20,28 @@ func newRoot() *cobra.Command {
 	g.bind(root)
 	root.AddCommand(newServe(g), newAccounts(g), newRender(g), newPlugins(g))
 	return root
+}
+
+// group is a command that only holds subcommands. Left to cobra, such a
+// command prints its help and exits 0 whatever follows it, so a script's
+// mistyped `accounts keys revok KEY_ID` would look like a revocation.
+func group(use, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ArbitraryArgs,
+		// Cobra sets this default only on the way to an unknown command of
+		// the root; SuggestionsFor needs it here.
+		SuggestionsMinimumDistance: 2,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return fmt.Errorf("unknown command %q for %q%s (see %s --help)", args[0], cmd.CommandPath(), hint, cmd.CommandPath())
+		},
+	}
 }
