@@ -6,6 +6,7 @@ package apierr
 import (
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -101,11 +102,29 @@ func FromStage(err error) *Error {
 		out = New(http.StatusInternalServerError, NameInternal, "the PDF could not be produced; no credit was charged")
 	}
 	var se *stage.Error
-	if errors.As(err, &se) {
-		if s, ok := se.Details["size"]; ok {
-			out.Body.Size = s
+	if errors.As(err, &se) && out.Status < 500 {
+		// A stage's details are safe for clients (the SDK's contract), but
+		// only on a refusal: a failure's say nothing a client can act on.
+		for k, v := range se.Details {
+			if k == "size" {
+				out.Body.Size = v // the contract's own field
+				continue
+			}
+			if out.Body.Details == nil {
+				out.Body.Details = make(map[string]any, len(se.Details))
+			}
+			out.Body.Details[k] = detailValue(v)
 		}
 	}
 	out.Cause = err
 	return out
+}
+
+// detailValue is v as JSON would have it: a count (credits, needed) as a
+// number, anything else as the text it is.
+func detailValue(v string) any {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
+		return n
+	}
+	return v
 }

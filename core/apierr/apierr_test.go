@@ -42,3 +42,28 @@ func TestFromStage(t *testing.T) {
 		}
 	}
 }
+
+// TestFromStageDetails: a refusal carries the stage's details, counts as
+// numbers; a failure carries none.
+func TestFromStageDetails(t *testing.T) {
+	refusal := &stage.Error{Code: stage.CodeForbidden, Message: "out of credits",
+		Details: map[string]string{"credits": "0", "needed": "1", "nextReset": "2026-12-24T03:16:33Z", "code": "007"}}
+	e := FromStage(refusal)
+	want := map[string]any{"credits": int64(0), "needed": int64(1), "nextReset": "2026-12-24T03:16:33Z", "code": "007"}
+	if len(e.Body.Details) != len(want) {
+		t.Fatalf("details %v, want %v", e.Body.Details, want)
+	}
+	for k, v := range want {
+		if e.Body.Details[k] != v {
+			t.Errorf("details[%s] = %#v, want %#v", k, e.Body.Details[k], v)
+		}
+	}
+	tooBig := FromStage(&stage.Error{Code: stage.CodeTooLarge, Message: "too many pages", Details: map[string]string{"limit": "10000 pages", "size": "x"}})
+	if tooBig.Body.Details["limit"] != "10000 pages" || tooBig.Body.Size != "x" || tooBig.Body.Details["size"] != nil {
+		t.Errorf("413: %+v", tooBig.Body)
+	}
+	failure := FromStage(&stage.Error{Code: stage.CodeInternal, Message: "x", Details: map[string]string{"path": "/run/x.sock"}})
+	if failure.Body.Details != nil {
+		t.Errorf("a failure's details reached the body: %v", failure.Body.Details)
+	}
+}

@@ -185,8 +185,18 @@ func contractNoCredits(t *testing.T, a *api) {
 			if resp.StatusCode != 403 {
 				t.Fatalf("status %d, want 403: %s", resp.StatusCode, body)
 			}
-			if e := readError(t, body); !strings.Contains(strings.ToLower(e.Error), "credit") {
+			e := readError(t, body)
+			if !strings.Contains(strings.ToLower(e.Error), "credit") {
 				t.Errorf("error %q does not mention credits", e.Error)
+			}
+			// What the meter knows, for a client to act on: the balance,
+			// what the conversion needs and when the balance resets.
+			sameKeys(t, "403 details", e.Details, "credits", "needed", "nextReset")
+			if e.Details["credits"] != 0.0 || e.Details["needed"] != 1.0 {
+				t.Errorf("403 details %v, want credits 0 and needed 1", e.Details)
+			}
+			if _, err := time.Parse(time.RFC3339, fmt.Sprint(e.Details["nextReset"])); err != nil {
+				t.Errorf("403 nextReset: %v", err)
 			}
 			if got := a.credits(t, key); got != 0 {
 				t.Errorf("balance %d after a refusal, want 0", got)
