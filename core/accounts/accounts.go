@@ -71,8 +71,41 @@ type Account struct {
 	CreatedAt time.Time // UTC
 }
 
-// NextReset is when the balance next returns to the plan's monthly credits.
-func (a Account) NextReset() time.Time { return a.LastReset.AddDate(0, 1, 0) }
+// NextReset is when the balance next returns to the plan's monthly credits:
+// the first monthly anniversary of the account's creation after its last
+// reset. A day the month lacks is its last day (an account opened on 31
+// January resets on the last day of February, then on 31 March), and a
+// reset applied late, on the account's next request, does not move the
+// ones after it.
+func (a Account) NextReset() time.Time {
+	return anniversary(a.CreatedAt, anniversaries(a.CreatedAt, a.LastReset)+1)
+}
+
+// dueReset is the reset a balance due one at now gets: the latest
+// anniversary by then.
+func (a Account) dueReset(now time.Time) time.Time {
+	return anniversary(a.CreatedAt, anniversaries(a.CreatedAt, now))
+}
+
+// anniversary is the k-th monthly anniversary of anchor, in UTC.
+func anniversary(anchor time.Time, k int) time.Time {
+	anchor = anchor.UTC()
+	y, m, d := anchor.Date()
+	first := time.Date(y, m+time.Month(k), 1, anchor.Hour(), anchor.Minute(), anchor.Second(), anchor.Nanosecond(), time.UTC)
+	days := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(d, days)-1)
+}
+
+// anniversaries counts the monthly anniversaries of anchor after it and
+// by t.
+func anniversaries(anchor, t time.Time) int {
+	anchor, t = anchor.UTC(), t.UTC()
+	k := (t.Year()-anchor.Year())*12 + int(t.Month()) - int(anchor.Month())
+	if k > 0 && anniversary(anchor, k).After(t) {
+		k--
+	}
+	return max(k, 0)
+}
 
 // KeyInfo describes an API key without the key itself.
 type KeyInfo struct {

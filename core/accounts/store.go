@@ -73,12 +73,15 @@ func (s *store) applyReset(ctx context.Context, q querier, a Account, now time.T
 	if !ok || !resetDue(a, now) {
 		return a, nil
 	}
+	// The reset is dated when it was due, not when a request found it due,
+	// so that the next one stays a month after the last anniversary.
+	due := a.dueReset(now)
 	if _, err := q.exec(ctx, `UPDATE accounts SET credits = $2, last_reset_us = $3 WHERE id = $1`,
-		a.ID, plan.MonthlyCredits, now.UnixMicro()); err != nil {
+		a.ID, plan.MonthlyCredits, due.UnixMicro()); err != nil {
 		return a, fmt.Errorf("reset balance: %w", err)
 	}
 	delta := plan.MonthlyCredits - a.Credits
-	a.Credits, a.LastReset = plan.MonthlyCredits, now
+	a.Credits, a.LastReset = plan.MonthlyCredits, due
 	return a, addLedger(ctx, q, LedgerEntry{
 		UserID: a.ID, Kind: LedgerReset, Delta: delta, Balance: a.Credits, At: now,
 		Reason: fmt.Sprintf("monthly reset to plan %s", plan.Name),

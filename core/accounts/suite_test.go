@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,7 @@ func TestStore(t *testing.T) {
 		{"CommitAndRefund", testCommitAndRefund},
 		{"ReleaseExpired", testReleaseExpired},
 		{"MonthlyReset", testMonthlyReset},
+		{"ResetOnShortMonths", testResetOnShortMonths},
 		{"Idempotency", testIdempotency},
 		{"ConcurrentOpen", testConcurrentOpen},
 		{"ClockSkewRefund", testClockSkewRefund},
@@ -469,8 +471,14 @@ func testMonthlyReset(t *testing.T, b backend) {
 	if res := must[Reservation](t)(reserve()); res.Balance != 45 {
 		t.Errorf("reserve with a reset due and credits left: balance %d, want 50-5", res.Balance)
 	}
-	if got := must[Account](t)(s.Account(ctx, a.ID)); got.Credits != 45 || !got.LastReset.Equal(clk.Now()) {
-		t.Errorf("after the May reserve: %+v, want 45 credits reset at %v", got, clk.Now())
+	// Found due on the 20th, the reset is dated the 15th, when it fell due:
+	// the next one stays on the account's day of the month.
+	may15 := time.Date(2026, 5, 15, 10, 0, 0, 0, time.UTC)
+	if got := must[Account](t)(s.Account(ctx, a.ID)); got.Credits != 45 || !got.LastReset.Equal(may15) {
+		t.Errorf("after the May reserve: %+v, want 45 credits reset at %v", got, may15)
+	}
+	if got := must[Account](t)(s.Account(ctx, a.ID)).NextReset(); !got.Equal(may15.AddDate(0, 1, 0)) {
+		t.Errorf("after the May reserve: next reset %v, want June 15", got)
 	}
 
 	var resets []string
@@ -482,6 +490,46 @@ func testMonthlyReset(t *testing.T, b backend) {
 	// Credit in March applied the February->March reset first.
 	if got, want := strings.Join(resets, " "), "+50@2026-02-15 +0@2026-03-20 +50@2026-04-20 +5@2026-05-20"; got != want {
 		t.Errorf("resets %q, want %q", got, want)
+	}
+}
+
+// testResetOnShortMonths: an account opened on the 31st resets every month,
+// on the last day of the months that have no 31st, and a reset applied
+// late does not move the next.
+func testResetOnShortMonths(t *testing.T, b backend) {
+	ctx := t.Context()
+	at := func(m time.Month, d int) time.Time { return time.Date(2027, m, d, 12, 0, 0, 0, time.UTC) }
+	clk := newClock(at(time.January, 31))
+	s := open(t, b, b.newDB(t), WithClock(clk.Now))
+	a := must[Account](t)(s.CreateAccount(ctx, "free", ptr[int64](0)))
+	if got := a.NextReset(); !got.Equal(at(time.February, 28)) {
+		t.Fatalf("opened on 31 January: next reset %v, want 28 February", got)
+	}
+	_, _, err := s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1})
+	wantCode(t, err, stage.CodeForbidden)
+	var se *stage.Error
+	if errors.As(err, &se) && se.Details["nextReset"] != "2027-02-28T12:00:00Z" {
+		t.Errorf("out of credits: nextReset %q, want 2027-02-28T12:00:00Z", se.Details["nextReset"])
+	}
+	for _, step := range []struct {
+		now, last, next time.Time
+	}{
+		{at(time.February, 28), at(time.February, 28), at(time.March, 31)},
+		{at(time.March, 31), at(time.March, 31), at(time.April, 30)},
+		// Nobody asked in May: the June request finds the May reset due,
+		// dated 31 May, and the next stays on the 30th of June.
+		{at(time.June, 10), at(time.May, 31), at(time.June, 30)},
+	} {
+		clk.Set(step.now)
+		if _, err := s.Credit(ctx, a.ID, -1, "spend"); err != nil {
+			t.Fatal(err)
+		}
+		got := must[Account](t)(s.Account(ctx, a.ID))
+		if got.Credits != 49 || !got.LastReset.Equal(step.last) || !got.NextReset().Equal(step.next) {
+			t.Errorf("at %s: %d credits, reset %s, next %s; want 49, %s, %s", step.now.Format(time.DateOnly),
+				got.Credits, got.LastReset.Format(time.DateOnly), got.NextReset().Format(time.DateOnly),
+				step.last.Format(time.DateOnly), step.next.Format(time.DateOnly))
+		}
 	}
 }
 
