@@ -30,14 +30,22 @@ type Stages interface {
 	Ready() error
 }
 
+// TypicalBodyBytes is the body the default held-body bound makes room for
+// in every conversion slot and queue place: four times the largest
+// document of the project's corpus. Larger bodies share the bound, so the
+// queue holds fewer of them: memory comes before queue length.
+const TypicalBodyBytes = 512 << 10
+
 // Options are the limits and settings the handlers enforce.
 type Options struct {
 	PublicURL    string
 	MaxBodyBytes int64
 	// MaxHeldBodyBytes bounds the request bodies held at once, from the
 	// first byte read until the response; past it the API answers 429.
-	// Default: two full-size bodies per conversion slot (the host peaks
-	// at about five times this while they are read and decoded).
+	// Default: two full-size bodies per conversion slot, or a
+	// TypicalBodyBytes body for every slot and queue place if that is more
+	// (the host peaks at about five times this while they are read and
+	// decoded).
 	MaxHeldBodyBytes int64
 	MaxHostedBytes   int64
 	RequestTimeout   time.Duration
@@ -98,7 +106,8 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		opt.Queue = 128
 	}
 	if opt.MaxHeldBodyBytes <= 0 {
-		opt.MaxHeldBodyBytes = 2 * int64(opt.MaxConcurrent) * opt.MaxBodyBytes
+		opt.MaxHeldBodyBytes = max(2*int64(opt.MaxConcurrent)*opt.MaxBodyBytes,
+			int64(opt.MaxConcurrent+opt.Queue)*TypicalBodyBytes)
 	}
 	opt.MaxHeldBodyBytes = max(opt.MaxHeldBodyBytes, opt.MaxBodyBytes)
 	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now),

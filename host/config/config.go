@@ -66,6 +66,9 @@ type Server struct {
 	ShutdownTimeout time.Duration `yaml:"shutdownTimeout"`
 	MaxConcurrent   int           `yaml:"maxConcurrent"`
 	Queue           int           `yaml:"queue"`
+	// MaxHeldBodyBytes bounds the request bodies held at once, waiting or
+	// converting; 0: the API's default (see api.Options).
+	MaxHeldBodyBytes int64 `yaml:"maxHeldBodyBytes"`
 }
 
 type Accounts struct {
@@ -305,6 +308,7 @@ func (c *Config) Validate() error {
 		limitOf("server.shutdownTimeout", c.Server.ShutdownTimeout),
 		limitOf("server.maxConcurrent", c.Server.MaxConcurrent),
 		limitOf("server.queue", c.Server.Queue),
+		limitOf("server.maxHeldBodyBytes", c.Server.MaxHeldBodyBytes),
 		limitOf("auth.timeout", c.Auth.Timeout),
 		limitOf("meter.timeout", c.Meter.Timeout),
 		limitOf("parse.timeout", c.Parse.Timeout),

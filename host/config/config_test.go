@@ -71,6 +71,7 @@ func TestStrict(t *testing.T) {
 		{"plans:\n  - name: a\nplugins:\n  render-chrom:\n    allowRemote: true\n", "plugins.render-chrom"},
 		{"plans:\n  - name: a\nsink:\n  minTTL: -1h\n", "sink.minTTL"},
 		{"plans:\n  - name: a\nserver:\n  queue: -1\n", "server.queue -1"},
+		{"plans:\n  - name: a\nserver:\n  maxHeldBodyBytes: -1\n", "server.maxHeldBodyBytes -1"},
 		{"plans:\n  - name: a\nserver:\n  maxConcurrent: -4\n", "server.maxConcurrent -4"},
 		{"plans:\n  - name: a\nserver:\n  maxBodyBytes: -1\n", "server.maxBodyBytes -1"},
 		{"plans:\n  - name: a\nserver:\n  requestTimeout: -1s\n", "server.requestTimeout -1s"},

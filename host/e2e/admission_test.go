@@ -39,3 +39,39 @@ func TestAdmissionQueueFull(t *testing.T) {
 		t.Fatalf("balance %d, want %d: only delivered PDFs are charged", bal, 100-got[200])
 	}
 }
+
+// TestAdmissionQueueHoldsLargeDocuments: with one conversion at a time,
+// the default queue of 128 takes a burst of 129 documents of 300 KB (more
+// than twice the corpus's largest) without a 429, although their bodies
+// are held together; the held-body bound of the config still refuses
+// what does not fit.
+func TestAdmissionQueueHoldsLargeDocuments(t *testing.T) {
+	// A few pages to lay out, and a comment no backend draws, so that the
+	// bodies are large and the conversions quick.
+	doc := strings.Repeat("A paragraph of text that takes some laying out.\n\n", 200) +
+		"<!--\n" + strings.Repeat("x", 300<<10) + "\n-->\n"
+	body := map[string]string{"markdown": doc}
+	const clients = 129 // one converting, 128 waiting
+
+	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Server.MaxConcurrent = 1 }))
+	_, key := h.account("pro", 1000)
+	outs := burst([]*host{h}, key, clients, func(int) any { return body }, nil)
+	if got := statuses(outs); got[200] != clients {
+		t.Fatalf("statuses %v: want %d x 200, the queue's default room", got, clients)
+	}
+
+	small := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) {
+		c.Server.MaxConcurrent, c.Server.MaxHeldBodyBytes = 1, 4<<20
+	}))
+	_, key = small.account("pro", 1000)
+	outs = burst([]*host{small}, key, clients, func(int) any { return body }, nil)
+	got := statuses(outs)
+	if got[429] == 0 || got[200]+got[429] != clients {
+		t.Fatalf("statuses %v: want 429 past server.maxHeldBodyBytes (4 MiB, about 13 bodies)", got)
+	}
+	for _, o := range outs {
+		if o.status == 429 {
+			decodeError(t, o.status, o.body)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func newServe(g *globals) *cobra.Command {
 				PublicURL: c.PublicURL(), MaxBodyBytes: c.Server.MaxBodyBytes, MaxHostedBytes: c.Sink.MaxFileBytes,
 				RequestTimeout: c.Server.RequestTimeout, CreditsPerConversion: c.Credits.PerConversion,
 				RenderTimeout: c.Render.Timeout, SinkTimeout: c.Sink.Timeout,
-				MaxConcurrent: c.Server.MaxConcurrent, Queue: c.Server.Queue,
+				MaxConcurrent: c.Server.MaxConcurrent, Queue: c.Server.Queue, MaxHeldBodyBytes: c.Server.MaxHeldBodyBytes,
 				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL,
 				MetricsSource: pluginMetrics(sup),
 			}
