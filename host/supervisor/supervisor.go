@@ -10,12 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -75,7 +77,7 @@ func (s *Supervisor) Start(ctx context.Context, specs []Spec) error {
 	errs := make([]error, len(specs))
 	slots := make([]*slot, len(specs))
 	for i, sp := range specs {
-		path, err := s.binary(sp.Plugin)
+		path, err := s.binary(sp.Stage, sp.Plugin)
 		if err != nil {
 			return err
 		}
@@ -99,11 +101,25 @@ func (s *Supervisor) Start(ctx context.Context, specs []Spec) error {
 	return nil
 }
 
-func (s *Supervisor) binary(name string) (string, error) {
+func (s *Supervisor) binary(stageName, name string) (string, error) {
 	path := filepath.Join(s.dir, name)
 	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Most often a mistyped --backend or --sink: say what there is.
+		var there []string
+		entries, _ := os.ReadDir(s.dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), stageName+"-") && !e.IsDir() {
+				there = append(there, e.Name())
+			}
+		}
+		if len(there) == 0 {
+			return "", fmt.Errorf("plugin %s: not in %s, which has no %s plugin (build them with make build, or set pluginDir)", name, s.dir, stageName)
+		}
+		return "", fmt.Errorf("plugin %s: not in %s; its %s plugins: %s", name, s.dir, stageName, strings.Join(there, ", "))
+	}
 	if err != nil {
-		return "", fmt.Errorf("plugin %s: %w (build it with make build, or set pluginDir)", name, err)
+		return "", fmt.Errorf("plugin %s: %w", name, err)
 	}
 	if fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return "", fmt.Errorf("plugin %s: %s is not an executable file", name, path)

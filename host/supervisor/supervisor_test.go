@@ -137,8 +137,20 @@ func TestConfigureErrorSaidOnce(t *testing.T) {
 func TestMissingBinary(t *testing.T) {
 	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), t.TempDir())
 	err := sup.Start(context.Background(), []Spec{{Stage: stage.NameParse, Plugin: "nope", Config: &stage.ConfigureRequest{}}})
-	if err == nil {
-		t.Fatal("a missing plugin binary must fail Start")
+	if err == nil || !strings.Contains(err.Error(), "make build") {
+		t.Fatalf("a missing plugin binary must fail Start and say how to build it: %v", err)
+	}
+	// A mistyped name is answered with the stage's plugins there are.
+	dir := t.TempDir()
+	for _, name := range []string{"render-chrome", "render-fpdf", "sink-disk"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sup = New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+	err = sup.Start(context.Background(), []Spec{{Stage: stage.NameRender, Plugin: "foo", Config: &stage.ConfigureRequest{}}})
+	if err == nil || !strings.Contains(err.Error(), "render-chrome, render-fpdf") || strings.Contains(err.Error(), "sink-disk") {
+		t.Fatalf("a mistyped render plugin: %v; want the render plugins listed", err)
 	}
 }
 
