@@ -34,6 +34,11 @@ const (
 	// Each link reference definition at the start of a paragraph re-slices
 	// the paragraph's remaining lines: 1 MiB of them took 31 s.
 	maxRefDefWork = 100_000_000
+	// A "]" that closes a link label first walks everything parsed since
+	// its "[" for a link inside (links do not nest), so nested brackets
+	// cost the square of their depth: 100,000 deep took 1.2 s, 470,000
+	// 15 s; 50,000 deep (the bound) takes 0.3 s.
+	maxLabelWork = 4_000_000_000
 )
 
 // cost is what one linear scan of the source predicts goldmark will spend
@@ -48,6 +53,7 @@ type cost struct {
 	linkScans int64 // bytes that link destination scans may cover
 	footnotes int64 // definitions times (definitions + references)
 	refDefs   int64 // sum over paragraphs of definitions times lines
+	labels    int64 // sum over "]" of the nodes since the "[" it closes
 }
 
 // Weights of what goldmark builds, in plain nodes (a paragraph line's text,
@@ -83,6 +89,9 @@ type block struct {
 	lines, bytes, delims, refDefs int64
 	ticks                         map[int]struct{}
 	scans                         []linkScan // reused by each line
+	// openers holds, for each "[" not yet closed, the node count when it
+	// opened (see maxOpenLabels).
+	openers []int64
 }
 
 func (c *cost) endBlock(b *block) {
@@ -90,6 +99,7 @@ func (c *cost) endBlock(b *block) {
 	c.codeSpans += int64(len(b.ticks)) * b.bytes
 	c.refDefs += b.refDefs * b.lines
 	clear(b.ticks)
+	b.openers = b.openers[:0]
 	b.lines, b.bytes, b.delims, b.refDefs = 0, 0, 0, 0
 }
 
@@ -187,12 +197,19 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			i = j
 			continue
 		case '[':
+			if len(b.openers) < maxOpenLabels {
+				b.openers = append(b.openers, c.nodes)
+			}
 			c.nodes += weightLabel
 			if i+1 < len(body) && body[i+1] == '^' {
 				fnRefs++
 				c.nodes += weightFootnote
 			}
 		case ']':
+			if n := len(b.openers); n > 0 {
+				c.labels += c.nodes - b.openers[n-1]
+				b.openers = b.openers[:n-1]
+			}
 			c.nodes++
 			if i+1 < len(body) && body[i+1] == '(' {
 				if len(scans) == maxOpenScans {
@@ -243,6 +260,11 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 // rest are not kept: 10 MiB of "](" would have kept 80 MB of them.
 const maxOpenScans = 1 << 14
 
+// maxOpenLabels bounds the open "[" measure keeps (512 KB of them). A "]"
+// past it is counted from an older "[", which errs high, and no document
+// opens so many labels in one paragraph.
+const maxOpenLabels = 1 << 16
+
 // linkScan is a link destination scan still open.
 type linkScan struct{ start, depth int }
 
@@ -273,6 +295,8 @@ func (c cost) check(maxNodes int) error {
 		return tooComplex("too many footnotes")
 	case c.refDefs > maxRefDefWork:
 		return tooComplex("too many link reference definitions in one paragraph")
+	case c.labels > maxLabelWork:
+		return tooComplex("brackets nested too deep")
 	}
 	return nil
 }

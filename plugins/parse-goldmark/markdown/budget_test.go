@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -62,6 +63,7 @@ func hostile() map[string]string {
 		"definitions over two lines":      fill("[a]:\n", mib),                                                                               // 31 s, quadratic
 		"backtick runs of growing length": ticks.String(),                                                                                    // 39 s at 10 MiB
 		"open brackets":                   fill("[", 2*mib),                                                                                  // 800 MB; 4.1 GB and 23 s at 10 MiB
+		"nested brackets":                 strings.Repeat("[", 100_000) + "a" + strings.Repeat("]", 100_000),                                 // 1.2 s, quadratic; 15 s 470,000 deep
 		"emphasis chain":                  fill("*a **b ", mib),                                                                              // 1.4 GB and 12 s at 10 MiB
 		"image openers":                   fill("![", 2*mib),                                                                                 // 2 GB at 10 MiB
 		"paragraphs":                      fill("a\n\n", 4*mib),                                                                              // 1.5 GB at 10 MiB
@@ -299,6 +301,7 @@ func TestMeasureSmall(t *testing.T) {
 	for name, src := range map[string]string{
 		"open link destinations": strings.Repeat("](", 5<<20),
 		"backtick runs":          strings.Repeat("a`", 5<<20),
+		"open brackets":          strings.Repeat("[", 10<<20),
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := []byte(src)
@@ -410,5 +413,33 @@ func TestMeasureLinear(t *testing.T) {
 		if d := timed(src); d > 8*plain+5*time.Millisecond {
 			t.Errorf("%q bullets: measure took %v, plain text %v", bullet, d, plain)
 		}
+	}
+}
+
+// TestParsesBoundedByCores: with every place to parse taken (by parses of
+// requests given up, which goldmark cannot stop), a request waits, and one
+// given up while waiting leaves without parsing; a place given back is
+// taken at once.
+func TestParsesBoundedByCores(t *testing.T) {
+	p := New(nil)
+	for range cap(p.running) {
+		p.running <- struct{}{}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err := p.Parse(ctx, &stage.ParseRequest{Markdown: "# waits"})
+	if stage.CodeOf(err) != stage.CodeTimeout {
+		t.Fatalf("parse with every place taken: %v, want a timeout", err)
+	}
+	_, err = p.ParseParts(ctx, &stage.ParseRequest{Markdown: "# waits", SkipHTML: true}, func(stage.Part) error { return nil })
+	if stage.CodeOf(err) != stage.CodeTimeout {
+		t.Fatalf("parse in parts with every place taken: %v, want a timeout", err)
+	}
+	<-p.running
+	if _, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: "# parses"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.running) != cap(p.running)-1 {
+		t.Errorf("%d places taken after the parse, want %d: the parse kept its place", len(p.running), cap(p.running)-1)
 	}
 }

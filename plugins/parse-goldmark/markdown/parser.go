@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/yuin/goldmark"
@@ -31,6 +32,11 @@ type Parser struct {
 	cfg atomic.Pointer[Config]
 	// parts are the sizes ParseParts cuts the source at.
 	parts partSizes
+	// running holds a place for each parse under way. goldmark cannot be
+	// stopped, so a parse whose request was given up still runs to its
+	// end; the bound keeps such parses from piling up past the cores while
+	// their clients' places in the host go to new requests.
+	running chan struct{}
 }
 
 // New returns a parser with the default configuration.
@@ -39,8 +45,9 @@ func New(log *slog.Logger) *Parser {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &Parser{
-		log:   log,
-		parts: partSizes{first: firstPart, max: maxPart},
+		log:     log,
+		parts:   partSizes{first: firstPart, max: maxPart},
+		running: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		md: goldmark.New(
 			goldmark.WithExtensions(extension.GFM, extension.Footnote),
 			goldmark.WithParserOptions(
@@ -77,10 +84,11 @@ func (p *Parser) Close() error { return nil }
 // checked between the phases; defuse keeps each phase roughly linear in the
 // input, and measure refuses what would still cost too much.
 func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
-	src, cfg, err := p.admit(ctx, req)
+	src, cfg, release, err := p.admit(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	doc := p.md.Parser().Parse(text.NewReader(src))
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
@@ -115,17 +123,28 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 }
 
 // admit returns the source as goldmark will read it, once defused, and the
-// configuration it is parsed under, or why it is not parsed at all.
-func (p *Parser) admit(ctx context.Context, req *stage.ParseRequest) ([]byte, Config, error) {
-	cfg := *p.cfg.Load()
+// configuration it is parsed under, or why it is not parsed at all. It
+// waits for a place to parse in (see running), which release gives back.
+func (p *Parser) admit(ctx context.Context, req *stage.ParseRequest) (src []byte, cfg Config, release func(), err error) {
+	cfg = *p.cfg.Load()
 	if err := ctx.Err(); err != nil {
-		return nil, cfg, ctxError(err)
+		return nil, cfg, nil, ctxError(err)
 	}
-	src := defuse([]byte(req.Markdown), lineMarkers, lineIndent)
+	src = defuse([]byte(req.Markdown), lineMarkers, lineIndent)
 	if err := measure(src).check(cfg.MaxNodes); err != nil {
-		return nil, cfg, err
+		return nil, cfg, nil, err
 	}
-	return src, cfg, nil
+	select {
+	case p.running <- struct{}{}:
+	case <-ctx.Done():
+		return nil, cfg, nil, ctxError(ctx.Err())
+	}
+	// The wait may have outlived a request given up meanwhile.
+	if err := ctx.Err(); err != nil {
+		<-p.running
+		return nil, cfg, nil, ctxError(err)
+	}
+	return src, cfg, func() { <-p.running }, nil
 }
 
 // ctxError reports a cancelled or expired context as a stage error.

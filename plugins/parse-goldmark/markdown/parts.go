@@ -44,10 +44,11 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 		// and a renderer that wants the HTML does not read parts.
 		return p.parseOnePart(ctx, req, emit)
 	}
-	src, cfg, err := p.admit(ctx, req)
+	src, cfg, release, err := p.admit(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src))
 	err = s.run()
 	if errors.Is(err, errRestart) {

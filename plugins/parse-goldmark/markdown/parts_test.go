@@ -412,10 +412,9 @@ func FuzzParseParts(f *testing.F) {
 		doc := readCorpus(f, c.file)
 		f.Add(doc[:min(len(doc), 3000)], uint16(64))
 	}
-	p := New(nil)
 	f.Fuzz(func(t *testing.T, src string, size uint16) {
-		q := &Parser{log: p.log, md: p.md, parts: partSizes{first: max(1, int(size)), max: max(1, int(size))}}
-		q.cfg.Store(p.cfg.Load())
+		q := New(nil)
+		q.parts = partSizes{first: max(1, int(size)), max: max(1, int(size))}
 		checkParts(t, q, src)
 	})
 }
