@@ -1,9 +1,15 @@
 package chrome
 
 import (
+	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/sdk/stage"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -235,6 +241,82 @@ func TestDecide(t *testing.T) {
 			}
 			if got := decide(ev, main, tt.allowRemote); got != tt.want {
 				t.Fatalf("decide = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFramesCannotCrashTheBrowser renders a document whose frames crashed
+// Chromium's browser process, failing every render in flight with it. The
+// crash came on about half of the renders on a new tab, so every render
+// here takes a new one, while another tenant renders beside it.
+func TestFramesCannotCrashTheBrowser(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":2,"recycleAfter":1}`)
+	size, _ := papers.Lookup("A4")
+	try := func(p doc) (*stage.RenderResponse, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return r.Render(ctx, &stage.RenderRequest{HTML: p.html(), Page: size})
+	}
+	frames := doc{body: `<p>FRAMES</p>
+<iframe src="data:text/html,<p>DATAFRAME</p>"></iframe>
+<iframe srcdoc="<p>SRCDOC</p><iframe src='data:text/html,<p>NESTED</p>'></iframe>"></iframe>`}
+	done := make(chan struct{})
+	stop := sync.OnceFunc(func() { close(done) })
+	defer stop()
+	bystander := make(chan error, 1)
+	go func() {
+		defer close(bystander)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := try(doc{body: "<p>BYSTANDER</p>"}); err != nil {
+				bystander <- err
+				return
+			}
+		}
+	}()
+	var pdfs [][]byte
+	for i := range 10 {
+		res, err := try(frames)
+		if err != nil {
+			t.Fatalf("render %d: %v", i, err)
+		}
+		pdfs = append(pdfs, res.PDF)
+	}
+	stop()
+	if err := <-bystander; err != nil {
+		t.Errorf("another tenant's render failed: %v", err)
+	}
+	if c := r.Stats().Crashes; c != 0 {
+		t.Errorf("the browser crashed %d times", c)
+	}
+	// The srcdoc frame is the document's own markup; the data: frames load
+	// nothing and print nothing, not even an error page.
+	for i, pdf := range pdfs {
+		if got := strings.Fields(pdfText(t, pdf)); !slices.Equal(got, []string{"FRAMES", "SRCDOC"}) {
+			t.Fatalf("render %d printed %q, want FRAMES and SRCDOC only", i, got)
+		}
+	}
+}
+
+func TestWithFramePolicy(t *testing.T) {
+	tests := []struct{ name, html, want string }{
+		{"doctype", "<!DOCTYPE html>\n<html>", "<!DOCTYPE html>" + framePolicy + "\n<html>"},
+		{"lower case, space before", " \n<!doctype html><p>", " \n<!doctype html>" + framePolicy + "<p>"},
+		{"byte order mark", "\ufeff<!doctype html><p>", "\ufeff<!doctype html>" + framePolicy + "<p>"},
+		{"no doctype", "<p>x</p>", framePolicy + "<p>x</p>"},
+		{"doctype later", "<p>x</p><!doctype html>", framePolicy + "<p>x</p><!doctype html>"},
+		{"unclosed doctype", "<!doctype html", framePolicy + "<!doctype html"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withFramePolicy(tt.html); got != tt.want {
+				t.Fatalf("withFramePolicy(%q) = %q, want %q", tt.html, got, tt.want)
 			}
 		})
 	}
