@@ -217,7 +217,12 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			return nil, r.failure(ctx, g, err)
 		}
 		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages)
-		e.give(g, t, err == nil)
+		var refused *stage.Error // by the document's images, before printing
+		if errors.As(err, &refused) {
+			r.log.Info("document refused before printing", "reason", refused.Message)
+		}
+		// A tab that refused a document printed nothing: it may serve again.
+		e.give(g, t, err == nil || refused != nil)
 		e.checkMemoryAfter(g) // a failed render may have grown it too
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
