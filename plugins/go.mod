@@ -58,6 +58,7 @@ require (
 	github.com/mdpress/mdpress/core v0.0.0
 	github.com/mdpress/mdpress/sdk v0.0.0
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/image v0.44.0
 	golang.org/x/text v0.42.0
 )
 

@@ -29,6 +29,15 @@ type Config struct {
 	// 2 s). Default 1536; a browser idles at ~200 MB, and hostile documents
 	// have held gigabytes that would otherwise stay until the next restart.
 	MaxBrowserMemoryMB int `json:"maxBrowserMemoryMB"`
+	// MaxRenderMemoryMB kills the browser at once when its processes'
+	// resident memory passes it while renders run (sampled every 150 ms):
+	// the renders in flight fail, and the next render starts a new
+	// browser. It catches what grows a browser by gigabytes within one
+	// render, which the checks of maxBrowserMemoryMB see only afterwards.
+	// Default twice maxBrowserMemoryMB: above the bound a browser is
+	// restarted at, so that the renders of a browser merely grown over
+	// time are not failed for it.
+	MaxRenderMemoryMB int `json:"maxRenderMemoryMB"`
 	// JavaScript lets documents run scripts.
 	JavaScript bool `json:"javascript"`
 	// AllowRemote lets documents load http(s) resources from public
@@ -103,6 +112,9 @@ func ParseConfig(raw []byte) (Config, error) {
 	if c.MaxBrowserMemoryMB == 0 {
 		c.MaxBrowserMemoryMB = defaultMaxBrowserMB
 	}
+	if c.MaxRenderMemoryMB == 0 {
+		c.MaxRenderMemoryMB = 2 * c.MaxBrowserMemoryMB
+	}
 	if c.RenderTimeout == 0 {
 		c.RenderTimeout = Duration(defaultRenderTimeout)
 	}
@@ -128,6 +140,7 @@ func ParseConfig(raw []byte) (Config, error) {
 		{c.RenderTimeout < 0, "renderTimeout", "must be positive"},
 		{c.RecycleAfter < 1, "recycleAfter", "must be at least 1"},
 		{c.MaxBrowserMemoryMB < 0, "maxBrowserMemoryMB", "must not be negative"},
+		{c.MaxRenderMemoryMB < 0, "maxRenderMemoryMB", "must not be negative"},
 		{c.RemoteMaxBytes < 1, "remoteMaxBytes", "must be positive"},
 		{c.RemoteTimeout < 0, "remoteTimeout", "must be positive"},
 		{c.MaxPages < 1, "maxPages", "must be at least 1"},

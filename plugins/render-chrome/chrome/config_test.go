@@ -17,7 +17,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		}
 		if c.Tabs != runtime.NumCPU() || c.Queue != 128 || time.Duration(c.RenderTimeout) != 60*time.Second ||
 			c.RecycleAfter != 500 || c.JavaScript || c.AllowRemote || c.RemoteMaxBytes != 10<<20 ||
-			time.Duration(c.RemoteTimeout) != 10*time.Second || c.MaxPages != 10000 || c.MaxBrowserMemoryMB != 1536 {
+			time.Duration(c.RemoteTimeout) != 10*time.Second || c.MaxPages != 10000 || c.MaxBrowserMemoryMB != 1536 || c.MaxRenderMemoryMB != 3072 {
 			t.Fatalf("ParseConfig(%q) = %+v", raw, c)
 		}
 	}
@@ -31,7 +31,7 @@ func TestParseConfigValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{ChromePath: "/x/chromium", Tabs: 3, Queue: 5, RenderTimeout: Duration(2 * time.Minute),
-		RecycleAfter: 7, MaxBrowserMemoryMB: 900, JavaScript: true, AllowRemote: true,
+		RecycleAfter: 7, MaxBrowserMemoryMB: 900, MaxRenderMemoryMB: 1800, JavaScript: true, AllowRemote: true,
 		RemoteMaxBytes: 1000, RemoteTimeout: Duration(3 * time.Second), MaxPages: 40}
 	if c != want {
 		t.Fatalf("got %+v\nwant %+v", c, want)
@@ -53,6 +53,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{`{"renderTimeout":"-1s"}`, "renderTimeout"},
 		{`{"recycleAfter":-1}`, "recycleAfter"},
 		{`{"maxBrowserMemoryMB":-1}`, "maxBrowserMemoryMB"},
+		{`{"maxRenderMemoryMB":-1}`, "maxRenderMemoryMB"},
 		{`{"remoteMaxBytes":-5}`, "remoteMaxBytes"},
 		{`{"javascript":"yes"}`, "javascript"},
 		{`[1]`, "object"},

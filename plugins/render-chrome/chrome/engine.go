@@ -51,6 +51,8 @@ type engine struct {
 	checking atomic.Bool // a memory check runs
 	lastMem  atomic.Int64
 	memEvery time.Duration // memCheckEvery but in tests
+	// renderMemLimit is Config.MaxRenderMemoryMB in bytes; tests change it.
+	renderMemLimit atomic.Int64
 }
 
 // generation is one browser and its pool of tabs.
@@ -67,6 +69,12 @@ type generation struct {
 	// stopping is set before we kill the browser ourselves; a browser that
 	// goes away without it crashed.
 	stopping atomic.Bool
+	// printing counts the renders between setting their document and
+	// the end of its printing, which the memory watchdog watches.
+	printing atomic.Int64
+	// overMemory is set before the watchdog kills the browser, so that
+	// the renders it fails say why.
+	overMemory atomic.Bool
 }
 
 func (g *generation) isRetired() bool {

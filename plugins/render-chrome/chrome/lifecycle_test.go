@@ -235,7 +235,7 @@ func TestTabsRecycledAfterQuota(t *testing.T) {
 func TestMemoryBoundRestartsBrowser(t *testing.T) {
 	t.Parallel()
 	// Any browser is above 1 MB.
-	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`)
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1,"maxRenderMemoryMB":100000}`)
 	old := currentProc(t, r)
 	if rss, err := old.rss(); err != nil || rss < 10<<20 {
 		t.Fatalf("rss %d, %v: want the browser's memory", rss, err)
@@ -254,7 +254,7 @@ func TestMemoryBoundRestartsBrowser(t *testing.T) {
 // the old one goes.
 func TestMemoryCheckedBeforeRender(t *testing.T) {
 	t.Parallel()
-	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`) // any browser is above 1 MB
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1,"maxRenderMemoryMB":100000}`) // any browser is above 1 MB
 	old := currentProc(t, r)
 	render(t, r, doc{body: "<p>x</p>"})
 	// Only a render starts a browser, so two launches when the first
@@ -272,7 +272,7 @@ func TestMemoryCheckedBeforeRender(t *testing.T) {
 func TestMemoryCheckSparesLastAttempt(t *testing.T) {
 	t.Parallel()
 	everyCheck := func(o *options) { o.memCheckEvery = time.Nanosecond }
-	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`, everyCheck)
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1,"maxRenderMemoryMB":100000}`, everyCheck)
 	render(t, r, doc{body: "<p>x</p>"})
 	if s := r.Stats(); s.Launches != 3 {
 		t.Fatalf("stats %+v: want the render on the third browser", s)
@@ -285,7 +285,7 @@ func TestMemoryCheckSparesLastAttempt(t *testing.T) {
 // nor retired a second time.
 func TestMemoryRetireCountsOnce(t *testing.T) {
 	t.Parallel()
-	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1}`)
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1,"maxRenderMemoryMB":100000}`)
 	e := r.engine()
 	e.mu.Lock()
 	g := e.cur

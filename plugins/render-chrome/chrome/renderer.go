@@ -101,6 +101,8 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 		memEvery: r.opts.memCheckEvery,
 		gens:     make(map[*generation]struct{}),
 	}
+	e.renderMemLimit.Store(int64(cfg.MaxRenderMemoryMB) << 20)
+	go e.watchMemory()
 	r.mu.Lock()
 	old := r.eng
 	r.eng = e
@@ -216,8 +218,15 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		if err != nil {
 			return nil, r.failure(ctx, g, err)
 		}
+		g.printing.Add(1)
 		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages)
-		e.give(g, t, err == nil)
+		g.printing.Add(-1)
+		var refused *stage.Error // by the document's images, before printing
+		if errors.As(err, &refused) {
+			r.log.Info("document refused before printing", "reason", refused.Message)
+		}
+		// A tab that refused a document printed nothing: it may serve again.
+		e.give(g, t, err == nil || refused != nil)
 		e.checkMemoryAfter(g) // a failed render may have grown it too
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
@@ -280,6 +289,9 @@ func (r *Renderer) failure(ctx context.Context, g *generation, err error) error 
 		return stage.Wrap(stage.CodeUnavailable, err, "the renderer is shutting down")
 	case errors.Is(err, errLaunch):
 		return stage.Wrap(stage.CodeUnavailable, err, "the browser could not start; try again")
+	case g != nil && g.overMemory.Load():
+		return stage.Wrap(stage.CodeUnavailable, fmt.Errorf("browser over its render memory bound: %w", err),
+			"the browser ran out of memory while rendering; try again")
 	case g != nil && !g.proc.alive():
 		return stage.Wrap(stage.CodeUnavailable, fmt.Errorf("browser gone: %w", err), "the browser stopped while rendering; try again")
 	}

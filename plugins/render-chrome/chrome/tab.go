@@ -32,6 +32,9 @@ type tab struct {
 	renders int
 	// pending counts remote fetches of the gate not yet answered.
 	pending atomic.Int64
+	// images is set when the tab's document holds data: images, which the
+	// next document must not inherit.
+	images bool
 }
 
 // openTab opens a tab on p, with its requests routed through g. ctx bounds
@@ -100,12 +103,16 @@ func (t *tab) close() { t.cancel() }
 // most maxPages pages.
 func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxPages int) ([]byte, error) {
 	t.renders++
-	if t.js {
-		// A script's window outlives setDocumentContent; a navigation gives
-		// the next document a fresh one.
+	if t.js || t.images {
+		// setDocumentContent keeps the window and the resources of the
+		// document before; a navigation, about 30 ms, gives the next one
+		// fresh ones. A script's window would outlive its document, and
+		// the images checked before printing would include the last
+		// document's.
 		if _, err := cdp.Call(ctx, t.target, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
 			return nil, fmt.Errorf("reset window: %w", err)
 		}
+		t.images = false
 	}
 	loads, unsubscribe := t.target.Subscribe(page.LoadEventFired.Method)
 	defer unsubscribe()
@@ -114,6 +121,15 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxP
 	}
 	if err := t.waitLoaded(ctx, loads); err != nil {
 		return nil, fmt.Errorf("wait for load: %w", err)
+	}
+	// Chromium decodes images when it prints, not when it loads them.
+	tree, err := cdp.Call(ctx, t.target, page.GetResourceTree, cdp.Empty{})
+	if err != nil {
+		return nil, fmt.Errorf("resource tree: %w", err)
+	}
+	t.images, err = checkImages(tree.FrameTree)
+	if err != nil {
+		return nil, err
 	}
 	pdf, err := chromedp.PrintToPDF(printParams(size, maxPages))(ctx, t.target)
 	if err != nil {

@@ -1,0 +1,82 @@
+package chrome
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// TestMemoryWatchdogStopsRender: a browser past the render bound while a
+// render runs there is killed at once; the render fails as unavailable,
+// and the next render runs on a new browser.
+func TestMemoryWatchdogStopsRender(t *testing.T) {
+	t.Parallel()
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":1,"allowRemote":true}`, n.options()...)
+	old := currentProc(t, r)
+	// Any browser is above 1 MB. Set after Configure, whose first tab
+	// would be killed too.
+	r.engine().renderMemLimit.Store(1 << 20)
+	inFlight := renderAsync(context.Background(), r, stalledDoc(n))
+	select {
+	case got := <-inFlight:
+		if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
+			t.Fatalf("in-flight render: %v (code %v), want unavailable for its memory", got.err, code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the render was not stopped")
+	}
+	groupGone(t, old.pgid)
+
+	r.engine().renderMemLimit.Store(1 << 40)
+	render(t, r, doc{body: "<p>on the next browser</p>"})
+	if now := currentProc(t, r); now.pgid == old.pgid {
+		t.Fatal("still the old browser")
+	}
+	if s := r.Stats(); s.MemoryRestarts != 1 || s.Crashes != 0 || s.Launches != 2 {
+		t.Fatalf("stats %+v, want 1 memory restart, no crash, 2 launches", s)
+	}
+}
+
+// TestMemoryWatchdogStopsSVGImageBomb: the data: images inside an SVG
+// image are loaded by the SVG's own document, out of the image check's
+// sight; a PNG of 20000x20000 pixels in one grows the browser by
+// gigabytes (4 GB, for 35 s, unchecked) until the watchdog kills it.
+func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1}`)
+	p := currentProc(t, r)
+	base, err := p.rss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := base + 1<<30
+	r.engine().renderMemLimit.Store(limit)
+	svg := `<svg xmlns='http://www.w3.org/2000/svg' width='100' height='100'><image width='100' height='100' href='` +
+		dataURI("image/png", pngHeader(20000, 20000)) + `'/></svg>`
+	stop := make(chan struct{})
+	peak := peakRSS(p, stop)
+	a4, _ := papers.Lookup("A4")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = r.Render(ctx, &stage.RenderRequest{HTML: doc{body: `<img src="data:image/svg+xml,` + svg + `">`}.html(), Page: a4})
+	took := time.Since(start)
+	close(stop)
+	if code := stage.CodeOf(err); code != stage.CodeUnavailable {
+		t.Fatalf("render: %v (code %v), want unavailable", err, code)
+	}
+	// One sample late at most: about a gigabyte a second at 150 ms.
+	if got := <-peak; got > limit+512<<20 {
+		t.Errorf("peak %d MB, bound %d MB", got>>20, limit>>20)
+	}
+	if took > 10*time.Second {
+		t.Errorf("stopped after %v", took)
+	}
+	t.Logf("idle %d MB, stopped after %v", base>>20, took.Round(time.Millisecond))
+}
