@@ -74,9 +74,9 @@ func checkImages(tree *page.FrameResourceTree) (found bool, err error) {
 }
 
 // dataImagePixels returns the pixels decoding res holds, and whether it is
-// a data: image at all. An image whose size cannot be
-// read (AVIF, ICO, a broken one) is refused: Chromium may decode what Go
-// cannot, and its cost is unknown.
+// a data: image at all. An image whose size cannot be read (ICO, an AVIF
+// sequence, a broken one) is refused: Chromium may decode what Go cannot,
+// and its cost is unknown.
 func dataImagePixels(res *page.FrameResource) (pixels int64, isData bool, err error) {
 	if len(res.URL) < len("data:") || !strings.EqualFold(res.URL[:len("data:")], "data:") {
 		return 0, false, nil
@@ -94,7 +94,7 @@ func dataImagePixels(res *page.FrameResource) (pixels int64, isData bool, err er
 	cfg, format, err := imageSize(data)
 	if err != nil {
 		return 0, true, stage.Wrap(stage.CodeInvalid, err,
-			"an image in the document is broken or in a format whose size cannot be checked (PNG, JPEG, GIF, WebP and BMP can)")
+			"an image in the document is broken or in a format whose size cannot be checked (PNG, JPEG, GIF, WebP, BMP and AVIF can)")
 	}
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	if w > maxImageSide || h > maxImageSide || w*h > maxImagePixels {
@@ -125,6 +125,9 @@ func isImage(typ network.ResourceType, mediaType string) bool {
 
 // imageSize reads an image's size from its header.
 func imageSize(data []byte) (image.Config, string, error) {
+	if w, h, ok, err := avifSize(data); ok {
+		return image.Config{Width: w, Height: h}, "avif", err
+	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return cfg, format, fmt.Errorf("image header: %w", err)

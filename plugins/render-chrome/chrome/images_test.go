@@ -11,6 +11,8 @@ import (
 	"image/color"
 	"image/gif"
 	"image/png"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +70,51 @@ func webpLossless(w, h int) []byte {
 	return b
 }
 
+// avifHeader is the start of an AVIF file whose item properties declare
+// each of sizes, with major brand major and avif among the compatible
+// brands; the image data does not matter to a size check.
+func avifHeader(major string, sizes ...[2]int) []byte {
+	mkbox := func(kind string, body ...[]byte) []byte {
+		b := binary.BigEndian.AppendUint32(nil, 0)
+		b = append(b, kind...)
+		for _, p := range body {
+			b = append(b, p...)
+		}
+		binary.BigEndian.PutUint32(b, uint32(len(b)))
+		return b
+	}
+	var props [][]byte
+	for _, sz := range sizes {
+		ispe := binary.BigEndian.AppendUint32(make([]byte, 4), uint32(sz[0])) // version and flags, then width
+		props = append(props, mkbox("ispe", binary.BigEndian.AppendUint32(ispe, uint32(sz[1]))))
+	}
+	ftyp := mkbox("ftyp", []byte(major), make([]byte, 4), []byte("mif1avifmiaf"))
+	meta := mkbox("meta", make([]byte, 4), mkbox("hdlr", make([]byte, 24)), mkbox("iprp", mkbox("ipco", props...)))
+	return append(append(ftyp, meta...), mkbox("mdat", make([]byte, 16))...)
+}
+
+func TestAVIFSizeMalformed(t *testing.T) {
+	good := avifHeader("avif", [2]int{10, 20})
+	if w, h, ok, err := avifSize(good); !ok || err != nil || w != 10 || h != 20 {
+		t.Fatalf("avifSize = %d, %d, %v, %v; want 10, 20", w, h, ok, err)
+	}
+	// Every truncation of a good header, and sizes that lie, end without
+	// a size or a panic.
+	for n := range len(good) {
+		if _, _, ok, err := avifSize(good[:n]); ok && err == nil && n < len(good)-24 {
+			t.Errorf("truncated to %d bytes: measured", n)
+		}
+	}
+	for _, size := range []uint32{0, 1, 7, 0xffffffff} {
+		bad := slices.Clone(good)
+		binary.BigEndian.PutUint32(bad[28:], size) // the meta box's size, after the 28-byte ftyp
+		_, _, _, _ = avifSize(bad)
+	}
+	if _, _, ok, _ := avifSize(pngHeader(1, 1)); ok {
+		t.Error("a PNG taken for AVIF")
+	}
+}
+
 func solidPNG(t testing.TB, w, h int, c color.Color) []byte {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
@@ -115,7 +162,11 @@ func TestCheckImages(t *testing.T) {
 		{"png as text", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("text/plain", pngHeader(20000, 20000)))}}, stage.CodeTooLarge},
 		{"gif frame past its screen", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/gif", gifBigFrame(20000, 20000)))}}, stage.CodeTooLarge},
 		{"webp bomb", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/webp", webpLossless(16384, 16384)))}}, stage.CodeTooLarge},
-		{"avif", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/avif", []byte("\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf")))}}, stage.CodeInvalid},
+		{"avif without a size", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/avif", []byte("\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf")))}}, stage.CodeInvalid},
+		{"small avif", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/avif", avifHeader("avif", [2]int{640, 480})))}}, 0},
+		{"avif bomb", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/avif", avifHeader("mif1", [2]int{64, 64}, [2]int{20000, 20000})))}}, stage.CodeTooLarge},
+		{"avif as png", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/png", avifHeader("avif", [2]int{20000, 20000})))}}, stage.CodeTooLarge},
+		{"ico", &page.FrameResourceTree{Resources: []*page.FrameResource{img(dataURI("image/x-icon", []byte("\x00\x00\x01\x00\x01\x00\x00\x00")))}}, stage.CodeInvalid},
 		{"two under the document bound", &page.FrameResourceTree{Resources: []*page.FrameResource{sixK(0), sixK(1)}}, 0},
 		{"three over the document bound", &page.FrameResourceTree{Resources: []*page.FrameResource{sixK(0), sixK(1), sixK(2)}}, stage.CodeTooLarge},
 		{"image in a child frame", &page.FrameResourceTree{ChildFrames: []*page.FrameResourceTree{
@@ -237,6 +288,15 @@ func TestSmallDataImagesDrawn(t *testing.T) {
 	var body strings.Builder
 	body.WriteString(`<img style="width: 200pt" src="` + dataURI("image/png", red) + `">`)
 	body.WriteString(`<img style="width: 200pt" src="data:image/svg+xml,` + svg + `">`)
+	// A real AVIF (avifenc), measured from its item properties.
+	avif, err := os.ReadFile("testdata/blue-48x32.avif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h, ok, err := avifSize(avif); !ok || err != nil || w != 48 || h != 32 {
+		t.Fatalf("avifSize of a 48x32 AVIF: %d, %d, %v, %v", w, h, ok, err)
+	}
+	body.WriteString(`<img style="width: 200pt" src="` + dataURI("image/avif", avif) + `">`)
 	res := render(t, r, doc{body: body.String()})
 	if n := countPixels(t, res.PDF, isRed); n < 1000 {
 		t.Errorf("%d red pixels: the PNG was not drawn", n)
@@ -244,4 +304,9 @@ func TestSmallDataImagesDrawn(t *testing.T) {
 	if n := countPixels(t, res.PDF, isGreen); n < 1000 {
 		t.Errorf("%d green pixels: the SVG was not drawn", n)
 	}
+	if n := countPixels(t, res.PDF, isBlue); n < 1000 {
+		t.Errorf("%d blue pixels: the AVIF was not drawn", n)
+	}
 }
+
+func isBlue(r, g, b byte) bool { return b > 200 && r < 80 && g < 80 }
