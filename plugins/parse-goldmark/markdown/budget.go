@@ -35,10 +35,14 @@ const (
 	// the paragraph's remaining lines: 1 MiB of them took 31 s.
 	maxRefDefWork = 100_000_000
 	// A "]" that closes a link label first walks everything parsed since
-	// its "[" for a link inside (links do not nest), so nested brackets
-	// cost the square of their depth: 100,000 deep took 1.2 s, 470,000
-	// 15 s; 50,000 deep (the bound) takes 0.3 s.
-	maxLabelWork = 4_000_000_000
+	// its "[" for a link inside (links do not nest) and resolves the
+	// emphasis there, so each open label costs what follows it: 900 "["
+	// around 100,000 emphasised words took 15 s, 470,000 nested brackets
+	// 15 s. A walk over many nodes misses the cache at every one (80 ns),
+	// so the bound is set on the worst shapes at it: 0.7 s for 2 labels
+	// around the most nodes the node budget lets through, 0.35 s for 30,
+	// 0.25 s for 900 around emphasis.
+	maxLabelWork = 10_000_000
 )
 
 // cost is what one linear scan of the source predicts goldmark will spend
@@ -53,7 +57,7 @@ type cost struct {
 	linkScans int64 // bytes that link destination scans may cover
 	footnotes int64 // definitions times (definitions + references)
 	refDefs   int64 // sum over paragraphs of definitions times lines
-	labels    int64 // sum over "]" of the nodes since the "[" it closes
+	labels    int64 // sum over "]" of the nodes since the link's "[" it closes
 }
 
 // Weights of what goldmark builds, in plain nodes (a paragraph line's text,
@@ -89,9 +93,16 @@ type block struct {
 	lines, bytes, delims, refDefs int64
 	ticks                         map[int]struct{}
 	scans                         []linkScan // reused by each line
-	// openers holds, for each "[" not yet closed, the node count when it
-	// opened (see maxOpenLabels).
-	openers []int64
+	// openers holds the "[" not yet closed (see maxOpenLabels).
+	openers []opener
+}
+
+// opener is a "[" not yet closed: the node count when it opened, and
+// whether it opens an image's label, which goldmark closes without the
+// walk (an image's text may hold links).
+type opener struct {
+	at    int64
+	image bool
 }
 
 func (c *cost) endBlock(b *block) {
@@ -174,6 +185,7 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 	// ")" closes those on top.
 	scans := b.scans[:0]
 	depth := 0
+	image := false // the "[" next opens an image's label
 	end := func(at, depth int) {
 		for len(scans) > 0 && scans[len(scans)-1].depth > depth {
 			c.linkScans += int64(at - scans[len(scans)-1].start)
@@ -198,8 +210,9 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			continue
 		case '[':
 			if len(b.openers) < maxOpenLabels {
-				b.openers = append(b.openers, c.nodes)
+				b.openers = append(b.openers, opener{at: c.nodes, image: image})
 			}
+			image = false
 			c.nodes += weightLabel
 			if i+1 < len(body) && body[i+1] == '^' {
 				fnRefs++
@@ -207,7 +220,9 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			}
 		case ']':
 			if n := len(b.openers); n > 0 {
-				c.labels += c.nodes - b.openers[n-1]
+				if o := b.openers[n-1]; !o.image {
+					c.labels += c.nodes - o.at
+				}
 				b.openers = b.openers[:n-1]
 			}
 			c.nodes++
@@ -241,6 +256,9 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			c.nodes++
 			if i+1 < len(body) && body[i+1] == '[' {
 				c.nodes += weightImage - 1
+				image = true // an escaped "\!" never gets here
+				i++
+				continue
 			}
 		case '&', '|':
 			c.nodes++
@@ -263,7 +281,7 @@ const maxOpenScans = 1 << 14
 // maxOpenLabels bounds the open "[" measure keeps (512 KB of them). A "]"
 // past it is counted from an older "[", which errs high, and no document
 // opens so many labels in one paragraph.
-const maxOpenLabels = 1 << 16
+const maxOpenLabels = 1 << 15
 
 // linkScan is a link destination scan still open.
 type linkScan struct{ start, depth int }

@@ -42,7 +42,10 @@ func TestDeepNesting(t *testing.T) {
 		{"emphasis", strings.Repeat("*", n) + "deep text" + strings.Repeat("*", n), []string{"deep text"}},
 		{"strong and struck", strings.Repeat("**~~a ", n) + "deep text" + strings.Repeat(" b~~**", n), []string{"a a", "deep text", "b b"}},
 		{"images", strings.Repeat("![", n) + "deep text" + strings.Repeat("](x.png)", n), []string{"deep text"}},
-		{"links in images", strings.Repeat("![x [", n/2) + "deep text" + strings.Repeat("](l) y](i)", n/2), []string{"x x", "deep text", "y y"}},
+		// Each link's "]" may walk the images nested in it (measure does
+		// not tell what goldmark finds at once), so the label budget
+		// admits them a thousand deep.
+		{"links in images", strings.Repeat("![x [", 1000) + "deep text" + strings.Repeat("](l) y](i)", 1000), []string{"x x", "deep text", "y y"}},
 		{"table in deep quotes", strings.Repeat("> ", 200) + "| head |\n" + strings.Repeat("> ", 200) + "|---|\n" + strings.Repeat("> ", 200) + "| *cell* text |\n", []string{"head", "cell text"}},
 	}
 	p := New(nil)
