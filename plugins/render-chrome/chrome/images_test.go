@@ -251,6 +251,11 @@ func TestImageBombRefused(t *testing.T) {
 	for _, body := range []string{
 		`<p>x</p><img src="` + bomb + `">`,
 		`<p>x</p><div style="width: 10px; height: 10px; background-image: url('` + bomb + `')"></div>`,
+		// Used only when printing, after the load the resource check
+		// reads: scanDataImages finds them in the text.
+		`<style>@media print { .b { background-image: url(` + bomb + `) } }</style><p>x</p><div class="b" style="width: 10px; height: 10px"></div>`,
+		`<style>@page { background: url("` + bomb + `") }</style><p>x</p>`,
+		`<p>x</p><img src="` + dataURI("image/svg+xml", []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image width="10" height="10" href="`+bomb+`"/></svg>`)) + `">`,
 	} {
 		stop := make(chan struct{})
 		peak := peakRSS(p, stop)

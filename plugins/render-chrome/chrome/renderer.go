@@ -189,6 +189,10 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 	if err := validate(req); err != nil {
 		return nil, err
 	}
+	if err := scanDataImages(req.HTML); err != nil {
+		r.log.Info("document refused before loading", "reason", stage.SafeMessage(err))
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(e.cfg.RenderTimeout))
 	defer cancel()
 

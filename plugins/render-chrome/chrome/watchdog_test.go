@@ -44,9 +44,10 @@ func TestMemoryWatchdogStopsRender(t *testing.T) {
 }
 
 // TestMemoryWatchdogStopsSVGImageBomb: the data: images inside an SVG
-// image are loaded by the SVG's own document, out of the image check's
-// sight; a PNG of 20000x20000 pixels in one grows the browser by
-// gigabytes (4 GB, for 35 s, unchecked) until the watchdog kills it.
+// image are loaded by the SVG's own document, out of the resource check's
+// sight, and the text scan reads SVG images two deep; a PNG of 20000x20000
+// pixels three SVG images deep grows the browser by gigabytes (4 GB, for
+// 35 s, unchecked) until the watchdog kills it.
 func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	t.Parallel()
 	r := newRenderer(t, `{"tabs":1}`)
@@ -57,15 +58,17 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	}
 	limit := base + 1<<30
 	r.engine().renderMemLimit.Store(limit)
-	svg := `<svg xmlns='http://www.w3.org/2000/svg' width='100' height='100'><image width='100' height='100' href='` +
-		dataURI("image/png", pngHeader(20000, 20000)) + `'/></svg>`
+	svg := dataURI("image/png", pngHeader(20000, 20000))
+	for range maxScanDepth + 1 {
+		svg = dataURI("image/svg+xml", []byte(`<svg xmlns='http://www.w3.org/2000/svg' width='100' height='100'><image width='100' height='100' href='`+svg+`'/></svg>`))
+	}
 	stop := make(chan struct{})
 	peak := peakRSS(p, stop)
 	a4, _ := papers.Lookup("A4")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err = r.Render(ctx, &stage.RenderRequest{HTML: doc{body: `<img src="data:image/svg+xml,` + svg + `">`}.html(), Page: a4})
+	_, err = r.Render(ctx, &stage.RenderRequest{HTML: doc{body: `<img src="` + svg + `">`}.html(), Page: a4})
 	took := time.Since(start)
 	close(stop)
 	if code := stage.CodeOf(err); code != stage.CodeUnavailable {

@@ -1,0 +1,140 @@
+package chrome
+
+import (
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// scanDataImages measures every data: image written anywhere in a
+// document's text, before Chromium sees it. checkImages sees only what the
+// loaded document used on screen; an image that only printing uses (a
+// print-only rule, an element shown only in print, an @page background) is
+// loaded and decoded at once when the page prints, after that check. The
+// text is read as written, with CSS escapes undone (as in a <style>), and
+// with character references and then CSS escapes undone (as in a style
+// attribute), so that an escaped "data:" is found too. The data: images an
+// SVG image holds are read the same way, two levels deep. Only the bounds
+// on one image apply here: an image written twice, or in a rule nothing
+// uses, would count twice towards the document's. What cannot be measured
+// is left to checkImages and the memory watchdog. The scan reads each byte
+// of the text a few times at most: a 10 MB document takes tens of
+// milliseconds, one without "data:" a few.
+func scanDataImages(doc string) error {
+	return scanText(doc, 0)
+}
+
+// maxScanDepth bounds the SVG images read inside SVG images.
+const maxScanDepth = 2
+
+func scanText(text string, depth int) error {
+	variants := []string{text}
+	if strings.Contains(text, `\`) {
+		variants = append(variants, cssUnescape(text))
+	}
+	if strings.Contains(text, "&") {
+		variants = append(variants, cssUnescape(html.UnescapeString(text)))
+	}
+	for _, v := range variants {
+		if err := scanVariant(v, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanVariant measures the data: images of text. A URL runs to the first
+// quote, bracket or parenthesis, so each byte is read once whatever text
+// holds.
+func scanVariant(text string, depth int) error {
+	lower := asciiLower(text)
+	for at := 0; ; {
+		i := strings.Index(lower[at:], "data:")
+		if i < 0 {
+			return nil
+		}
+		start, end := at+i, len(text)
+		if n := strings.IndexAny(text[at+i:], "\"'()<>`"); n >= 0 {
+			end = start + n
+		}
+		at = end
+		d, err := parseDataURL(text[start:end])
+		if err != nil {
+			continue
+		}
+		data, err := d.bytes()
+		if err != nil || len(data) == 0 {
+			continue
+		}
+		if d.mediaType == "image/svg+xml" {
+			if depth < maxScanDepth {
+				if err := scanText(string(data), depth+1); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		cfg, format, err := imageSize(data)
+		if err != nil {
+			continue // not an image Go can measure: checkImages decides
+		}
+		w, h := int64(cfg.Width), int64(cfg.Height)
+		if w > maxImageSide || h > maxImageSide || w*h > maxImagePixels {
+			return tooLarge(fmt.Sprintf("an image of %dx%d pixels (%s) is over the limit of %d pixels, %d a side", w, h, format, maxImagePixels, maxImageSide),
+				fmt.Sprintf("%d pixels an image", maxImagePixels))
+		}
+	}
+}
+
+// cssUnescape undoes CSS escapes: a backslash and one to six hex digits
+// (and one whitespace after them) is that code point, a backslash before
+// a newline is nothing, and one before any other character is that
+// character.
+func cssUnescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		j := i + 1
+		for j < len(s) && j < i+7 && isHex(s[j]) {
+			j++
+		}
+		if j > i+1 {
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			r := rune(n)
+			if n == 0 || n > utf8.MaxRune || (0xD800 <= n && n <= 0xDFFF) {
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			if j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f') {
+				j++
+			}
+			i = j - 1
+			continue
+		}
+		if s[j] != '\n' {
+			b.WriteByte(s[j])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// asciiLower lowers ASCII letters only, so that byte offsets match s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,103 @@
+package chrome
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// TestScanDataImages: a data: image over the bounds is found wherever the
+// document writes it, escaped or not, and an SVG image's own data: images
+// too; small images and text that only looks like one pass.
+func TestScanDataImages(t *testing.T) {
+	bomb := base64.StdEncoding.EncodeToString(pngHeader(19000, 19000))
+	small := base64.StdEncoding.EncodeToString(pngHeader(64, 64))
+	svgWith := func(b64 string) string {
+		return `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10"><image width="10" height="10" xlink:href="data:image/png;base64,` + b64 + `"/></svg>`
+	}
+	cssEscaped := func(s string) string { // every character as a CSS hex escape
+		var b strings.Builder
+		for _, c := range s {
+			fmt.Fprintf(&b, `\%x `, c)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name, doc string
+		refused   bool
+	}{
+		{"print-only background", `<style>@media print { .b { background-image: url(data:image/png;base64,` + bomb + `) } }</style><div class="b">x</div>`, true},
+		{"page background", `<style>@page { background: url("data:image/png;base64,` + bomb + `") }</style>`, true},
+		{"generated content", `<style>@media print { p::before { content: url('data:image/png;base64,` + bomb + `') } }</style><p>x</p>`, true},
+		{"hidden image", `<img style="display:none" src="data:image/png;base64,` + bomb + `">`, true},
+		{"upper case", `<img src="DATA:IMAGE/PNG;BASE64,` + bomb + `">`, true},
+		{"css escapes", `<style>div { background: url(` + cssEscaped("data:image/png;base64,"+bomb) + `) }</style>`, true},
+		{"character references in a style attribute", `<div style="background: url(data&colon;image/png;base64,` + bomb + `)"></div>`, true},
+		{"references to css escapes", `<div style="background: url(&#92;64 ata:image/png;base64,` + bomb + `)"></div>`, true},
+		{"base64 across lines", `<img src="data:image/png;base64,` + bomb[:20] + "\n  " + bomb[20:] + `">`, true},
+		{"svg holding a png", `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svgWith(bomb))) + `">`, true},
+		{"svg percent-encoded", `<img src="data:image/svg+xml,` + url.PathEscape(svgWith(bomb)) + `">`, true},
+		{"small image", `<img src="data:image/png;base64,` + small + `"><style>@page { background: url(data:image/png;base64,` + small + `) }</style>`, false},
+		{"svg holding a small png", `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svgWith(small))) + `">`, false},
+		{"prose", `<p>The data: URL scheme, as in data:text/plain,hello, and data:image/png;base64,notanimage.</p>`, false},
+		{"no comma", `<p>data:image/png;base64` + bomb + `</p>`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := scanDataImages(tt.doc)
+			if !tt.refused {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if stage.CodeOf(err) != stage.CodeTooLarge {
+				t.Fatalf("err %v, want too large", err)
+			}
+			if msg := stage.SafeMessage(err); !strings.Contains(msg, "19000x19000") {
+				t.Errorf("message %q does not give the size", msg)
+			}
+		})
+	}
+}
+
+// TestScanDataImagesLinear: text made to make the scan search again and
+// again is read a bounded number of times.
+func TestScanDataImagesLinear(t *testing.T) {
+	for name, doc := range map[string]string{
+		"data: without an end": strings.Repeat("data:", 2<<20),
+		"data: with ends":      strings.Repeat("data:,)", 1<<20),
+		"escapes":              strings.Repeat(`\64 ata:,)`, 1<<20),
+		"nested svg":           strings.Repeat("data:image/svg+xml,"+url.PathEscape(strings.Repeat("data:image/svg+xml,x)", 100))+")", 2000),
+	} {
+		start := time.Now()
+		if err := scanDataImages(doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: %d MB took %v", name, len(doc)>>20, d)
+		}
+	}
+}
+
+func TestCSSUnescape(t *testing.T) {
+	for in, want := range map[string]string{
+		`\64 ata`:    "data",
+		`\000064ata`: "data",
+		`d\a`:        "d\n",
+		`\"`:         `"`,
+		"a\\\nb":     "ab",
+		`\110000`:    "\uFFFD",
+		`\0`:         "\uFFFD",
+		`end\`:       `end\`,
+	} {
+		if got := cssUnescape(in); got != want {
+			t.Errorf("cssUnescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
