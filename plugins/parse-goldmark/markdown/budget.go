@@ -314,7 +314,7 @@ func (c cost) check(maxNodes int) error {
 	case c.refDefs > maxRefDefWork:
 		return tooComplex("too many link reference definitions in one paragraph")
 	case c.labels > maxLabelWork:
-		return tooComplex("brackets nested too deep")
+		return tooComplex("too much inside nested or unmatched brackets ([ ])")
 	}
 	return nil
 }
