@@ -96,12 +96,20 @@ func dataImagePixels(res *page.FrameResource) (pixels int64, isData bool, err er
 		return 0, true, stage.Wrap(stage.CodeInvalid, err,
 			"an image in the document is broken or in a format whose size cannot be checked (PNG, JPEG, GIF, WebP, BMP and AVIF can)")
 	}
+	if err := overBounds(cfg, format); err != nil {
+		return 0, true, err
+	}
+	return int64(cfg.Width) * int64(cfg.Height), true, nil
+}
+
+// overBounds refuses an image over the bounds on one image.
+func overBounds(cfg image.Config, format string) error {
 	w, h := int64(cfg.Width), int64(cfg.Height)
 	if w > maxImageSide || h > maxImageSide || w*h > maxImagePixels {
-		return 0, true, tooLarge(fmt.Sprintf("an image of %dx%d pixels (%s) is over the limit of %d pixels, %d a side", w, h, format, maxImagePixels, maxImageSide),
+		return tooLarge(fmt.Sprintf("an image of %dx%d pixels (%s) is over the limit of %d pixels, %d a side", w, h, format, maxImagePixels, maxImageSide),
 			fmt.Sprintf("%d pixels an image", maxImagePixels))
 	}
-	return w * h, true, nil
+	return nil
 }
 
 func tooLarge(msg, limit string) error {

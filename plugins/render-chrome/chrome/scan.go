@@ -1,7 +1,6 @@
 package chrome
 
 import (
-	"fmt"
 	"html"
 	"strconv"
 	"strings"
@@ -80,10 +79,8 @@ func scanVariant(text string, depth int) error {
 		if err != nil {
 			continue // not an image Go can measure: checkImages decides
 		}
-		w, h := int64(cfg.Width), int64(cfg.Height)
-		if w > maxImageSide || h > maxImageSide || w*h > maxImagePixels {
-			return tooLarge(fmt.Sprintf("an image of %dx%d pixels (%s) is over the limit of %d pixels, %d a side", w, h, format, maxImagePixels, maxImageSide),
-				fmt.Sprintf("%d pixels an image", maxImagePixels))
+		if err := overBounds(cfg, format); err != nil {
+			return err
 		}
 	}
 }
