@@ -36,6 +36,13 @@ func scanText(text string, depth int) error {
 	if strings.Contains(text, "&") {
 		variants = append(variants, cssUnescape(html.UnescapeString(text)))
 	}
+	for i, v := range variants {
+		// A URL parser drops every tab and newline in a URL, so
+		// "da\tta:" in an attribute is a data: URL.
+		if strings.ContainsAny(v, "\t\n\r") {
+			variants[i] = strings.Map(dropTabsNewlines, v)
+		}
+	}
 	for _, v := range variants {
 		if err := scanVariant(v, depth); err != nil {
 			return err
@@ -64,6 +71,12 @@ func scanVariant(text string, depth int) error {
 			continue
 		}
 		data, err := d.bytes()
+		if cut := strings.IndexAny(d.payload, " \f"); err != nil && cut >= 0 {
+			// A srcset candidate's URL ends at a space, before its
+			// descriptor ("1x").
+			d.payload = d.payload[:cut]
+			data, err = d.bytes()
+		}
 		if err != nil || len(data) == 0 {
 			continue
 		}
@@ -123,6 +136,13 @@ func cssUnescape(s string) string {
 		i = j
 	}
 	return b.String()
+}
+
+func dropTabsNewlines(r rune) rune {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return -1
+	}
+	return r
 }
 
 // asciiLower lowers ASCII letters only, so that byte offsets match s.

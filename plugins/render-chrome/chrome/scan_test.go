@@ -39,6 +39,8 @@ func TestScanDataImages(t *testing.T) {
 		{"css escapes", `<style>div { background: url(` + cssEscaped("data:image/png;base64,"+bomb) + `) }</style>`, true},
 		{"character references in a style attribute", `<div style="background: url(data&colon;image/png;base64,` + bomb + `)"></div>`, true},
 		{"references to css escapes", `<div style="background: url(&#92;64 ata:image/png;base64,` + bomb + `)"></div>`, true},
+		{"tab in the scheme", "<picture><source media=\"print\" srcset=\"da\tta:image/png;base64," + bomb + "\"><img src=\"x.png\"></picture>", true},
+		{"newline references in the scheme", `<picture><source media="print" srcset="d&NewLine;ata:image/png;base64,` + bomb + ` 1x"><img src="x.png"></picture>`, true},
 		{"base64 across lines", `<img src="data:image/png;base64,` + bomb[:20] + "\n  " + bomb[20:] + `">`, true},
 		{"svg holding a png", `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svgWith(bomb))) + `">`, true},
 		{"svg percent-encoded", `<img src="data:image/svg+xml,` + url.PathEscape(svgWith(bomb)) + `">`, true},
