@@ -14,8 +14,9 @@ import (
 // loaded and decoded at once when the page prints, after that check. The
 // text is read as written, with CSS escapes undone (as in a <style>), and
 // with character references and then CSS escapes undone (as in a style
-// attribute), so that an escaped "data:" is found too. The data: images an
-// SVG image holds are read the same way, two levels deep. Only the bounds
+// attribute), so that an escaped "data:" is found too. What a data: URL
+// that is not a measurable image holds (an SVG image, a style sheet) is
+// read the same way, two levels deep. Only the bounds
 // on one image apply here: an image written twice, or in a rule nothing
 // uses, would count twice towards the document's. What cannot be measured
 // is left to checkImages and the memory watchdog. The scan reads each byte
@@ -25,7 +26,7 @@ func scanDataImages(doc string) error {
 	return scanText(doc, 0)
 }
 
-// maxScanDepth bounds the SVG images read inside SVG images.
+// maxScanDepth bounds the data: URLs read inside data: URLs.
 const maxScanDepth = 2
 
 func scanText(text string, depth int) error {
@@ -80,17 +81,17 @@ func scanVariant(text string, depth int) error {
 		if err != nil || len(data) == 0 {
 			continue
 		}
-		if d.mediaType == "image/svg+xml" {
+		cfg, format, err := imageSize(data)
+		if err != nil {
+			// Not an image Go can measure: an SVG image, a style sheet
+			// (@import, <link>), or a format checkImages decides on; what
+			// it writes is read the same way.
 			if depth < maxScanDepth {
 				if err := scanText(string(data), depth+1); err != nil {
 					return err
 				}
 			}
 			continue
-		}
-		cfg, format, err := imageSize(data)
-		if err != nil {
-			continue // not an image Go can measure: checkImages decides
 		}
 		if err := overBounds(cfg, format); err != nil {
 			return err

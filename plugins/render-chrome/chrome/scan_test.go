@@ -44,6 +44,8 @@ func TestScanDataImages(t *testing.T) {
 		{"base64 across lines", `<img src="data:image/png;base64,` + bomb[:20] + "\n  " + bomb[20:] + `">`, true},
 		{"svg holding a png", `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svgWith(bomb))) + `">`, true},
 		{"svg percent-encoded", `<img src="data:image/svg+xml,` + url.PathEscape(svgWith(bomb)) + `">`, true},
+		{"imported style sheet", `<style>@import url(data:text/css;base64,` + base64.StdEncoding.EncodeToString([]byte(`@media print { body { background: url(data:image/png;base64,`+bomb+`) } }`)) + `);</style>`, true},
+		{"linked style sheet", `<link rel="stylesheet" href="data:text/css,` + url.PathEscape(`@page { background: url("data:image/png;base64,`+bomb+`") }`) + `">`, true},
 		{"small image", `<img src="data:image/png;base64,` + small + `"><style>@page { background: url(data:image/png;base64,` + small + `) }</style>`, false},
 		{"svg holding a small png", `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svgWith(small))) + `">`, false},
 		{"prose", `<p>The data: URL scheme, as in data:text/plain,hello, and data:image/png;base64,notanimage.</p>`, false},
