@@ -59,8 +59,7 @@ func checkImages(tree *page.FrameResourceTree) (found bool, err error) {
 				return err
 			}
 			if total += n; total > maxDocumentPixels {
-				return tooLarge(fmt.Sprintf("the document's images have more than %d pixels in all", maxDocumentPixels),
-					fmt.Sprintf("%d pixels of images", maxDocumentPixels))
+				return tooManyPixels()
 			}
 		}
 		for _, child := range t.ChildFrames {
@@ -100,6 +99,12 @@ func dataImagePixels(res *page.FrameResource) (pixels int64, isData bool, err er
 		return 0, true, err
 	}
 	return int64(cfg.Width) * int64(cfg.Height), true, nil
+}
+
+// tooManyPixels refuses a document whose images together pass the bound.
+func tooManyPixels() error {
+	return tooLarge(fmt.Sprintf("the document's images have more than %d pixels in all", maxDocumentPixels),
+		fmt.Sprintf("%d pixels of images", maxDocumentPixels))
 }
 
 // overBounds refuses an image over the bounds on one image.

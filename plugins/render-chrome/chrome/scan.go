@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"crypto/sha256"
 	"html"
 	"strconv"
 	"strings"
@@ -14,22 +15,30 @@ import (
 // loaded and decoded at once when the page prints, after that check. The
 // text is read as written, with CSS escapes undone (as in a <style>), and
 // with character references and then CSS escapes undone (as in a style
-// attribute), so that an escaped "data:" is found too. What a data: URL
-// that is not a measurable image holds (an SVG image, a style sheet) is
-// read the same way, two levels deep. Only the bounds
-// on one image apply here: an image written twice, or in a rule nothing
-// uses, would count twice towards the document's. What cannot be measured
-// is left to checkImages and the memory watchdog. The scan reads each byte
-// of the text a few times at most: a 10 MB document takes tens of
-// milliseconds, one without "data:" a few.
+// attribute), so that an escaped "data:" is found too; tabs and newlines
+// are dropped, as a URL parser drops them. What a data: URL that is not a
+// measurable image holds (an SVG image, a style sheet) is read the same
+// way, two levels deep. The bounds on one image apply, and the document's
+// on all of them, each distinct image counted once: an image written in a
+// rule nothing uses counts too, which only errs high. What cannot be
+// measured is left to checkImages and the memory watchdog. The scan reads
+// each byte of the text a few times at most: a 10 MB document takes tens
+// of milliseconds, one without "data:" a few.
 func scanDataImages(doc string) error {
-	return scanText(doc, 0)
+	s := scan{seen: map[[sha256.Size]byte]bool{}}
+	return s.text(doc, 0)
 }
 
 // maxScanDepth bounds the data: URLs read inside data: URLs.
 const maxScanDepth = 2
 
-func scanText(text string, depth int) error {
+// scan is one document's: the distinct images found, and their pixels.
+type scan struct {
+	seen  map[[sha256.Size]byte]bool
+	total int64
+}
+
+func (s *scan) text(text string, depth int) error {
 	variants := []string{text}
 	if strings.Contains(text, `\`) {
 		variants = append(variants, cssUnescape(text))
@@ -45,17 +54,17 @@ func scanText(text string, depth int) error {
 		}
 	}
 	for _, v := range variants {
-		if err := scanVariant(v, depth); err != nil {
+		if err := s.variant(v, depth); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// scanVariant measures the data: images of text. A URL runs to the first
+// variant measures the data: images of text. A URL runs to the first
 // quote, bracket or parenthesis, so each byte is read once whatever text
 // holds.
-func scanVariant(text string, depth int) error {
+func (s *scan) variant(text string, depth int) error {
 	lower := asciiLower(text)
 	for at := 0; ; {
 		i := strings.Index(lower[at:], "data:")
@@ -87,7 +96,7 @@ func scanVariant(text string, depth int) error {
 			// (@import, <link>), or a format checkImages decides on; what
 			// it writes is read the same way.
 			if depth < maxScanDepth {
-				if err := scanText(string(data), depth+1); err != nil {
+				if err := s.text(string(data), depth+1); err != nil {
 					return err
 				}
 			}
@@ -95,6 +104,12 @@ func scanVariant(text string, depth int) error {
 		}
 		if err := overBounds(cfg, format); err != nil {
 			return err
+		}
+		if sum := sha256.Sum256(data); !s.seen[sum] {
+			s.seen[sum] = true
+			if s.total += int64(cfg.Width) * int64(cfg.Height); s.total > maxDocumentPixels {
+				return tooManyPixels()
+			}
 		}
 	}
 }
