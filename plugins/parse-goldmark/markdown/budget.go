@@ -57,7 +57,7 @@ type cost struct {
 	linkScans int64 // bytes that link destination scans may cover
 	footnotes int64 // definitions times (definitions + references)
 	refDefs   int64 // sum over paragraphs of definitions times lines
-	labels    int64 // sum over "]" of the nodes since the link's "[" it closes
+	labels    int64 // sum over "]" of the nodes since the "[" it closes
 }
 
 // Weights of what goldmark builds, in plain nodes (a paragraph line's text,
@@ -93,16 +93,12 @@ type block struct {
 	lines, bytes, delims, refDefs int64
 	ticks                         map[int]struct{}
 	scans                         []linkScan // reused by each line
-	// openers holds the "[" not yet closed (see maxOpenLabels).
-	openers []opener
-}
-
-// opener is a "[" not yet closed: the node count when it opened, and
-// whether it opens an image's label, which goldmark closes without the
-// walk (an image's text may hold links).
-type opener struct {
-	at    int64
-	image bool
+	// openers holds, for each "[" not yet closed, the node count when it
+	// opened (see maxOpenLabels). An image's "]" is counted too, though
+	// goldmark does not walk it: a "![" that goldmark reads as text (in a
+	// code span, a raw HTML attribute) would otherwise let its "]" close
+	// a link's "[" for free.
+	openers []int64
 }
 
 func (c *cost) endBlock(b *block) {
@@ -185,7 +181,6 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 	// ")" closes those on top.
 	scans := b.scans[:0]
 	depth := 0
-	image := false // the "[" next opens an image's label
 	end := func(at, depth int) {
 		for len(scans) > 0 && scans[len(scans)-1].depth > depth {
 			c.linkScans += int64(at - scans[len(scans)-1].start)
@@ -210,20 +205,21 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			continue
 		case '[':
 			if len(b.openers) < maxOpenLabels {
-				b.openers = append(b.openers, opener{at: c.nodes, image: image})
+				b.openers = append(b.openers, c.nodes)
 			}
-			image = false
 			c.nodes += weightLabel
 			if i+1 < len(body) && body[i+1] == '^' {
 				fnRefs++
 				c.nodes += weightFootnote
 			}
 		case ']':
-			if n := len(b.openers); n > 0 {
-				if o := b.openers[n-1]; !o.image {
-					c.labels += c.nodes - o.at
-				}
-				b.openers = b.openers[:n-1]
+			if len(b.openers) > 0 {
+				// Not the "[" this "]" closes, which goldmark may see
+				// otherwise (a bracket in a code span or raw HTML is
+				// text to it): the block's first still open, whose walk
+				// bounds every other's.
+				c.labels += c.nodes - b.openers[0]
+				b.openers = b.openers[:len(b.openers)-1]
 			}
 			c.nodes++
 			if i+1 < len(body) && body[i+1] == '(' {
@@ -256,9 +252,6 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			c.nodes++
 			if i+1 < len(body) && body[i+1] == '[' {
 				c.nodes += weightImage - 1
-				image = true // an escaped "\!" never gets here
-				i++
-				continue
 			}
 		case '&', '|':
 			c.nodes++
@@ -281,7 +274,7 @@ const maxOpenScans = 1 << 14
 // maxOpenLabels bounds the open "[" measure keeps (512 KB of them). A "]"
 // past it is counted from an older "[", which errs high, and no document
 // opens so many labels in one paragraph.
-const maxOpenLabels = 1 << 15
+const maxOpenLabels = 1 << 16
 
 // linkScan is a link destination scan still open.
 type linkScan struct{ start, depth int }

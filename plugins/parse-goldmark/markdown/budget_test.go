@@ -65,6 +65,7 @@ func hostile() map[string]string {
 		"open brackets":                   fill("[", 2*mib),                                                                                  // 800 MB; 4.1 GB and 23 s at 10 MiB
 		"nested brackets":                 strings.Repeat("[", 100_000) + "a" + strings.Repeat("]", 100_000),                                 // 1.2 s, quadratic; 15 s 470,000 deep
 		"labels around code spans":        strings.Repeat("[", 900) + strings.Repeat("`a`", 200_000) + strings.Repeat("]", 900),              // 10.8 s
+		"labels closed after code spans":  strings.Repeat("[", 900) + strings.Repeat("*a* ", 27_000) + strings.Repeat("`![`]", 900),          // 3 s: measure took the "![" for images
 		"labels around emphasis":          strings.Repeat("[", 900) + strings.Repeat("*a* ", 100_000) + strings.Repeat("]", 900),             // 15 s
 		"emphasis chain":                  fill("*a **b ", mib),                                                                              // 1.4 GB and 12 s at 10 MiB
 		"image openers":                   fill("![", 2*mib),                                                                                 // 2 GB at 10 MiB
