@@ -72,11 +72,9 @@ type generation struct {
 	// printing counts the renders between setting their document and
 	// the end of its printing, which the memory watchdog watches.
 	printing atomic.Int64
-	// overMemory is set before the watchdog kills the browser, and
-	// pageKilled (unix nanoseconds) when it kills one page's process, so
-	// that the renders it fails say why.
+	// overMemory is set before the watchdog kills the browser, so that
+	// the renders it fails say why.
 	overMemory atomic.Bool
-	pageKilled atomic.Int64
 }
 
 func (g *generation) isRetired() bool {

@@ -208,43 +208,17 @@ func (p *process) rss() (int64, error) {
 }
 
 func groupRSS(pgid int) (int64, error) {
-	var total int64
-	err := eachInGroup(pgid, func(_ int, rss int64) { total += rss })
-	return total, err
-}
-
-// heaviest returns the group's total resident memory, and the pid and
-// resident memory of its largest renderer (a page's process), if any.
-func (p *process) heaviest() (total int64, pid int, rss int64, err error) {
-	err = eachInGroup(p.pgid, func(id int, size int64) {
-		total += size
-		if size > rss && isRenderer(id) {
-			pid, rss = id, size
-		}
-	})
-	return total, pid, rss, err
-}
-
-// isRenderer reports whether pid is one of Chromium's renderer processes.
-func isRenderer(pid int) bool {
-	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	return err == nil && bytes.Contains(cmdline, []byte("--type=renderer"))
-}
-
-// eachInGroup calls fn with the pid and resident memory, in bytes, of every
-// process in the group.
-func eachInGroup(pgid int, fn func(pid int, rss int64)) error {
 	if pgid <= 0 {
-		return errors.New("no process group")
+		return 0, errors.New("no process group")
 	}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	page := int64(os.Getpagesize())
+	var total int64
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
 		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -260,9 +234,9 @@ func eachInGroup(pgid int, fn func(pid int, rss int64)) error {
 			continue
 		}
 		pages, _ := strconv.ParseInt(string(f[1]), 10, 64)
-		fn(pid, pages*page)
+		total += pages * page
 	}
-	return nil
+	return total, nil
 }
 
 // statField returns field i of /proc/PID/stat counted after the command

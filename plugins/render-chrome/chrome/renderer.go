@@ -293,9 +293,6 @@ func (r *Renderer) failure(ctx context.Context, g *generation, err error) error 
 		return stage.Wrap(stage.CodeUnavailable, err, "the renderer is shutting down")
 	case errors.Is(err, errLaunch):
 		return stage.Wrap(stage.CodeUnavailable, err, "the browser could not start; try again")
-	case g != nil && g.killedPageLately() && !g.overMemory.Load():
-		return stage.Wrap(stage.CodeTooLarge, fmt.Errorf("page over the render memory bound: %w", err),
-			"printing the document took more memory than the renderer allows")
 	case g != nil && g.overMemory.Load():
 		return stage.Wrap(stage.CodeUnavailable, fmt.Errorf("browser over its render memory bound: %w", err),
 			"the browser ran out of memory while rendering; try again")

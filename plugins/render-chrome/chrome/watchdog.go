@@ -1,9 +1,6 @@
 package chrome
 
-import (
-	"syscall"
-	"time"
-)
+import "time"
 
 // memWatchEvery is how often the watchdog measures a browser with renders
 // running: a render that decodes a 20000x20000 image grows the browser by
@@ -11,8 +8,7 @@ import (
 const memWatchEvery = 150 * time.Millisecond
 
 // watchMemory kills a browser whose memory passes the render bound while
-// renders run there, or only the page's process that holds most of it,
-// until the engine closes. The checks before and after
+// renders run there, until the engine closes. The checks before and after
 // renders bound what a browser keeps; this bounds what one render takes,
 // which the checks would see only once it is done and the memory spent.
 // Killing frees the memory at once; the renders there fail (the host
@@ -53,35 +49,14 @@ func (e *engine) killIfOverRenderBound(g *generation) {
 	if limit <= 0 || !g.proc.alive() {
 		return
 	}
-	total, pid, page, err := g.proc.heaviest()
-	if err != nil || total <= limit {
-		return
-	}
-	if pid > 0 && page >= total-limit {
-		// Ending the largest page's process brings the browser back under
-		// the bound (the kernel frees its memory at once): that process
-		// goes, its render fails, and the pages of the other renders print
-		// on. A browser grown past the bound elsewhere goes whole.
-		g.pageKilled.Store(time.Now().UnixNano())
-		e.log.Warn("a page over the render memory bound; killing its process", "rssMB", total>>20, "pageMB", page>>20, "limitMB", limit>>20)
-		e.stats.pageKills.Add(1)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		return
-	}
-	if g.overMemory.Swap(true) {
+	rss, err := g.proc.rss()
+	if err != nil || rss <= limit || g.overMemory.Swap(true) {
 		return
 	}
 	e.mu.Lock()
 	e.retireLocked(g)
 	e.mu.Unlock()
-	e.log.Warn("browser over its memory bound while rendering; killing it", "rssMB", total>>20, "limitMB", limit>>20)
+	e.log.Warn("browser over its memory bound while rendering; killing it", "rssMB", rss>>20, "limitMB", limit>>20)
 	e.stats.restarts.Add(1)
 	e.kill(g)
-}
-
-// killedPageLately reports whether the watchdog killed a page's process
-// in the browser a moment ago: a render failing now failed for it.
-func (g *generation) killedPageLately() bool {
-	at := g.pageKilled.Load()
-	return at != 0 && time.Since(time.Unix(0, at)) < 5*time.Second
 }
