@@ -101,6 +101,24 @@ func dataImagePixels(res *page.FrameResource) (pixels int64, isData bool, err er
 	return int64(cfg.Width) * int64(cfg.Height), true, nil
 }
 
+// holdsDataURLs reports whether a frame tree holds a data: resource.
+func holdsDataURLs(t *page.FrameResourceTree) bool {
+	if t == nil {
+		return false
+	}
+	for _, res := range t.Resources {
+		if len(res.URL) >= len("data:") && strings.EqualFold(res.URL[:len("data:")], "data:") {
+			return true
+		}
+	}
+	for _, child := range t.ChildFrames {
+		if holdsDataURLs(child) {
+			return true
+		}
+	}
+	return false
+}
+
 // tooManyPixels refuses a document whose images together pass the bound.
 func tooManyPixels() error {
 	return tooLarge(fmt.Sprintf("the document's images have more than %d pixels in all", maxDocumentPixels),

@@ -315,3 +315,20 @@ func TestSmallDataImagesDrawn(t *testing.T) {
 }
 
 func isBlue(r, g, b byte) bool { return b > 200 && r < 80 && g < 80 }
+
+// TestPrintedImagesDoNotCountForTheNext: images only printing loads stay
+// among the tab's resources; the next document on the tab, maybe another
+// account's, is not refused for them.
+func TestPrintedImagesDoNotCountForTheNext(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1}`)
+	six := func(i byte) string { // 36M pixels: under the bound on one image
+		return dataURI("image/png", append(pngHeader(6000, 6000), i))
+	}
+	first := `<style>@media print { .a { background: url(` + six(1) + `) } .b { background: url(` + six(2) + `) } }</style>` +
+		`<div class="a" style="width: 10px; height: 10px"></div><div class="b" style="width: 10px; height: 10px"></div>`
+	render(t, r, doc{body: first})
+	// With the first document's two images, this one's would pass the
+	// bound on all of them (108M pixels).
+	render(t, r, doc{body: `<p>next</p><img style="width: 10px" src="` + six(3) + `">`})
+}

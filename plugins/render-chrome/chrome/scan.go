@@ -61,33 +61,34 @@ func (s *scan) text(text string, depth int) error {
 	return nil
 }
 
-// variant measures the data: images of text. A URL runs to the first
-// quote, bracket or parenthesis, so each byte is read once whatever text
-// holds.
+// variant measures the data: images of text. A URL ends where its
+// context ends it: at the quote that opened it, at the ")" of an unquoted
+// url(), at a space otherwise. When that leaves a header that cannot be
+// read (a quote that was a character reference, a space before a srcset
+// descriptor), the URL is read again to the next space or ">", within
+// retryBytes a URL and twice the text's length in all, so that the scan
+// stays linear whatever text holds.
 func (s *scan) variant(text string, depth int) error {
 	lower := asciiLower(text)
+	retries := 2 * len(text)
 	for at := 0; ; {
 		i := strings.Index(lower[at:], "data:")
 		if i < 0 {
 			return nil
 		}
-		start, end := at+i, len(text)
-		if n := strings.IndexAny(text[at+i:], "\"'()<>`"); n >= 0 {
-			end = start + n
-		}
+		start := at + i
+		end := urlEnd(text, start)
 		at = end
-		d, err := parseDataURL(text[start:end])
-		if err != nil {
-			continue
+		data, ok, cut := payload(text[start:end])
+		if cut && retries > 0 {
+			if other := loneEnd(text, start, retryBytes); other != end {
+				retries -= other - start
+				if data, ok, _ = payload(text[start:other]); ok {
+					at = max(at, other)
+				}
+			}
 		}
-		data, err := d.bytes()
-		if cut := strings.IndexAny(d.payload, " \f"); err != nil && cut >= 0 {
-			// A srcset candidate's URL ends at a space, before its
-			// descriptor ("1x").
-			d.payload = d.payload[:cut]
-			data, err = d.bytes()
-		}
-		if err != nil || len(data) == 0 {
+		if !ok {
 			continue
 		}
 		cfg, format, err := imageSize(data)
@@ -112,6 +113,60 @@ func (s *scan) variant(text string, depth int) error {
 			}
 		}
 	}
+}
+
+// retryBytes bounds how far a URL is read again past its context's end.
+const retryBytes = 1 << 20
+
+// payload decodes a data: URL's payload. ok reports that it holds an
+// image header or text to read further; cut, that the URL may have been
+// ended too early: its base64 does not decode, or its image has no header
+// to read.
+func payload(raw string) (data []byte, ok, cut bool) {
+	d, err := parseDataURL(raw)
+	if err != nil {
+		return nil, false, false
+	}
+	data, err = d.bytes()
+	if err != nil {
+		return nil, false, true
+	}
+	if len(data) == 0 {
+		return nil, false, false
+	}
+	if _, _, err := imageSize(data); err != nil && strings.HasPrefix(d.mediaType, "image/") && d.mediaType != "image/svg+xml" {
+		return data, false, true
+	}
+	return data, true, false
+}
+
+// urlEnd returns where the URL starting at start ends, by what comes
+// before it.
+func urlEnd(text string, start int) int {
+	before := strings.TrimRight(text[:start], " ")
+	stops := " \"'<>`)"
+	if n := len(before); n > 0 {
+		switch before[n-1] {
+		case '"', '\'':
+			stops = before[n-1:]
+		case '(':
+			stops = " \"')"
+		}
+	}
+	if n := strings.IndexAny(text[start:], stops); n >= 0 {
+		return start + n
+	}
+	return len(text)
+}
+
+// loneEnd returns where a URL starting at start would end at the next
+// space or ">", at most max bytes on.
+func loneEnd(text string, start, max int) int {
+	end := min(len(text), start+max)
+	if n := strings.IndexAny(text[start:end], " >"); n >= 0 {
+		return start + n
+	}
+	return end
 }
 
 // cssUnescape undoes CSS escapes: a backslash and one to six hex digits

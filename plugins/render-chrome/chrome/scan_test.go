@@ -48,6 +48,9 @@ func TestScanDataImages(t *testing.T) {
 		{"linked style sheet", `<link rel="stylesheet" href="data:text/css,` + url.PathEscape(`@page { background: url("data:image/png;base64,`+bomb+`") }`) + `">`, true},
 		{"print-only images over the document's bound", `<style>@media print {` + sixThousand(3) + `}</style>`, true},
 		{"one image written many times", `<style>@media print {` + strings.Repeat(`p { background: url(data:image/png;base64,`+base64.StdEncoding.EncodeToString(pngHeader(6000, 6000))+`) }`, 5) + `}</style>`, false},
+		{"css tab escape in the scheme", `<style>@media print { p { background: url(d\9 ata:image/png;base64,` + bomb + `) } }</style>`, true},
+		{"brackets in a quoted payload", `<style>@page { background: url("data:image/png,` + percentExcept(pngHeader(19000, 19000), "<>()'") + `") }</style>`, true},
+		{"a quote as a character reference in the payload", `<img style="display:none" src="data:image/png,` + strings.ReplaceAll(percentExcept(pngHeader(19000, 19000), `"`), `"`, "&quot;") + `">`, true},
 		{"small image", `<img src="data:image/png;base64,` + small + `"><style>@page { background: url(data:image/png;base64,` + small + `) }</style>`, false},
 		{"svg holding a small png", `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svgWith(small))) + `">`, false},
 		{"prose", `<p>The data: URL scheme, as in data:text/plain,hello, and data:image/png;base64,notanimage.</p>`, false},
@@ -90,6 +93,7 @@ func TestScanDataImagesLinear(t *testing.T) {
 		"data: without an end": strings.Repeat("data:", 2<<20),
 		"data: with ends":      strings.Repeat("data:,)", 1<<20),
 		"escapes":              strings.Repeat(`\64 ata:,)`, 1<<20),
+		"cut images":           strings.Repeat(`"data:image/png;base64,AAAA" `, 1<<18),
 		"nested svg":           strings.Repeat("data:image/svg+xml,"+url.PathEscape(strings.Repeat("data:image/svg+xml,x)", 100))+")", 2000),
 	} {
 		start := time.Now()
@@ -117,4 +121,17 @@ func TestCSSUnescape(t *testing.T) {
 			t.Errorf("cssUnescape(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// percentExcept percent-encodes b but for the bytes in keep.
+func percentExcept(b []byte, keep string) string {
+	var s strings.Builder
+	for _, c := range b {
+		if strings.IndexByte(keep, c) >= 0 {
+			s.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&s, "%%%02X", c)
+	}
+	return s.String()
 }

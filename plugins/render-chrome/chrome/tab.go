@@ -135,6 +135,13 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxP
 	if err != nil {
 		return nil, fmt.Errorf("print to pdf: %w", err)
 	}
+	// Printing loads the images only print uses, which stay among the
+	// tab's resources: the next document, maybe another account's, must
+	// not have them counted as its own.
+	if !t.images {
+		after, err := cdp.Call(ctx, t.target, page.GetResourceTree, cdp.Empty{})
+		t.images = err != nil || holdsDataURLs(after.FrameTree)
+	}
 	return pdf, nil
 }
 
