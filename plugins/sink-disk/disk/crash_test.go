@@ -64,8 +64,11 @@ func TestCrashLeavesNothingServed(t *testing.T) {
 				t.Fatalf("sweep of young debris removed %d (%v)", n, err)
 			}
 			c.Advance(orphanAge + time.Minute)
-			if n, err := d.Sweep(context.Background()); err != nil || n == 0 {
-				t.Fatalf("sweep of old debris removed %d (%v)", n, err)
+			// The sweep at start runs beside the test, and on a busy
+			// machine it may run now and take the debris first: what
+			// counts is that the debris goes, which the listing checks.
+			if _, err := d.Sweep(context.Background()); err != nil {
+				t.Fatalf("sweep of old debris: %v", err)
 			}
 			entries, err := os.ReadDir(filepath.Join(dir, fanout(id)))
 			if err != nil {
