@@ -99,6 +99,13 @@ type block struct {
 	// code span, a raw HTML attribute) would otherwise let its "]" close
 	// a link's "[" for free.
 	openers []int64
+	// first is the node count at the block's first "[" (-1: none), and
+	// hidden whether the block has a backtick or a "<": in a code span or
+	// raw HTML a "]" is text to goldmark, and such "]" would take the "["
+	// of later ones from measure's stack, so there every "]" is charged
+	// from first.
+	first  int64
+	hidden bool
 }
 
 func (c *cost) endBlock(b *block) {
@@ -107,13 +114,14 @@ func (c *cost) endBlock(b *block) {
 	c.refDefs += b.refDefs * b.lines
 	clear(b.ticks)
 	b.openers = b.openers[:0]
+	b.first, b.hidden = -1, false
 	b.lines, b.bytes, b.delims, b.refDefs = 0, 0, 0, 0
 }
 
 // measure scans src (already defused) line by line.
 func measure(src []byte) cost {
 	c := cost{nodes: 1} // the document
-	b := block{ticks: map[int]struct{}{}}
+	b := block{ticks: map[int]struct{}{}, first: -1}
 	var nest nesting
 	var fnDefs, fnRefs int64
 	columns := int64(0) // of the table being scanned, 0 outside one
@@ -150,6 +158,9 @@ func measure(src []byte) cost {
 		switch {
 		case columns > 0:
 			c.nodes += weightTableCell*columns + 1
+			// goldmark parses each cell's inlines apart: no label
+			// crosses a row.
+			b.openers, b.first = b.openers[:0], -1
 		case !prevBlank && isDelimiterRow(body):
 			columns = int64(cells(body))
 			c.nodes += 2*weightTableCell*columns + 2 // header and delimiter rows
@@ -196,6 +207,7 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			}
 			c.nodes++ // a run is one node until it pairs up
 			if ch == '`' {
+				b.hidden = true
 				c.nodes += weightCodeSpan - 1
 				b.ticks[j-i] = struct{}{}
 			} else {
@@ -204,6 +216,9 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			i = j
 			continue
 		case '[':
+			if b.first < 0 {
+				b.first = c.nodes
+			}
 			if len(b.openers) < maxOpenLabels {
 				b.openers = append(b.openers, c.nodes)
 			}
@@ -213,12 +228,16 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 				c.nodes += weightFootnote
 			}
 		case ']':
-			if len(b.openers) > 0 {
+			switch {
+			case b.hidden && b.first >= 0:
+				c.labels += c.nodes - b.first
+			case len(b.openers) > 0:
 				// Not the "[" this "]" closes, which goldmark may see
-				// otherwise (a bracket in a code span or raw HTML is
-				// text to it): the block's first still open, whose walk
+				// otherwise: the block's first still open, whose walk
 				// bounds every other's.
 				c.labels += c.nodes - b.openers[0]
+			}
+			if len(b.openers) > 0 {
 				b.openers = b.openers[:len(b.openers)-1]
 			}
 			c.nodes++
@@ -236,6 +255,7 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			end(i, depth)
 		case '<':
 			c.nodes += weightRawHTML
+			b.hidden = true
 		case ':', '@':
 			c.nodes += weightAutolink
 		case 'w':

@@ -54,26 +54,28 @@ func hostile() map[string]string {
 	// Each is about twice the size the budgets admit. The figures say what
 	// each cost before it was measured, at that size or the one named.
 	return map[string]string{
-		"table padded to a wide header":   "|" + strings.Repeat("a|", 1000) + "\n|" + strings.Repeat("-|", 1000) + "\n" + fill("x\n", 8<<10), // 750 MB; 100 KB exhausts memory
-		"link destinations without end":   fill("[a](", 256<<10),                                                                             // 33 s, quadratic
-		"emphasis and links":              fill("*[a*](", 256<<10),                                                                           // 25 s, quadratic
-		"mixed emphasis":                  fill("*a_b*c_d**e_f*g**h*i_j**", 256<<10),                                                         // 4 s, quadratic
-		"footnotes":                       footnotes.String(),                                                                                // 110 s
-		"link reference definitions":      refDefs.String(),                                                                                  // 17 s
-		"definitions over two lines":      fill("[a]:\n", mib),                                                                               // 31 s, quadratic
-		"backtick runs of growing length": ticks.String(),                                                                                    // 39 s at 10 MiB
-		"open brackets":                   fill("[", 2*mib),                                                                                  // 800 MB; 4.1 GB and 23 s at 10 MiB
-		"nested brackets":                 strings.Repeat("[", 100_000) + "a" + strings.Repeat("]", 100_000),                                 // 1.2 s, quadratic; 15 s 470,000 deep
-		"labels around code spans":        strings.Repeat("[", 900) + strings.Repeat("`a`", 200_000) + strings.Repeat("]", 900),              // 10.8 s
-		"labels closed after code spans":  strings.Repeat("[", 900) + strings.Repeat("*a* ", 27_000) + strings.Repeat("`![`]", 900),          // 3 s: measure took the "![" for images
-		"labels around emphasis":          strings.Repeat("[", 900) + strings.Repeat("*a* ", 100_000) + strings.Repeat("]", 900),             // 15 s
-		"emphasis chain":                  fill("*a **b ", mib),                                                                              // 1.4 GB and 12 s at 10 MiB
-		"image openers":                   fill("![", 2*mib),                                                                                 // 2 GB at 10 MiB
-		"paragraphs":                      fill("a\n\n", 4*mib),                                                                              // 1.5 GB at 10 MiB
-		"setext headings":                 fill("a\n=\n", 2*mib),                                                                             // 3.2 GB and 14 s at 10 MiB
-		"list items":                      fill("- a\n", 3*mib),                                                                              // 1.9 GB and 11 s at 10 MiB
-		"one-cell table rows":             "|a|\n|-|\n" + fill("x\n", 2*mib),                                                                 // 3.6 GB at 10 MiB
-		"nested lists on every line":      fill(strings.Repeat("- ", 64)+"x\n", 3*mib),                                                       // 2.6 GB at 10 MiB
+		"table padded to a wide header":   "|" + strings.Repeat("a|", 1000) + "\n|" + strings.Repeat("-|", 1000) + "\n" + fill("x\n", 8<<10),                           // 750 MB; 100 KB exhausts memory
+		"link destinations without end":   fill("[a](", 256<<10),                                                                                                       // 33 s, quadratic
+		"emphasis and links":              fill("*[a*](", 256<<10),                                                                                                     // 25 s, quadratic
+		"mixed emphasis":                  fill("*a_b*c_d**e_f*g**h*i_j**", 256<<10),                                                                                   // 4 s, quadratic
+		"footnotes":                       footnotes.String(),                                                                                                          // 110 s
+		"link reference definitions":      refDefs.String(),                                                                                                            // 17 s
+		"definitions over two lines":      fill("[a]:\n", mib),                                                                                                         // 31 s, quadratic
+		"backtick runs of growing length": ticks.String(),                                                                                                              // 39 s at 10 MiB
+		"open brackets":                   fill("[", 2*mib),                                                                                                            // 800 MB; 4.1 GB and 23 s at 10 MiB
+		"nested brackets":                 strings.Repeat("[", 100_000) + "a" + strings.Repeat("]", 100_000),                                                           // 1.2 s, quadratic; 15 s 470,000 deep
+		"labels around code spans":        strings.Repeat("[", 900) + strings.Repeat("`a`", 200_000) + strings.Repeat("]", 900),                                        // 10.8 s
+		"labels closed after code spans":  strings.Repeat("[", 900) + strings.Repeat("*a* ", 27_000) + strings.Repeat("`![`]", 900),                                    // 3 s: measure took the "![" for images
+		"code span closers first":         strings.Repeat("[", 900) + strings.Repeat("`]`", 900) + strings.Repeat("*a* ", 27_000) + strings.Repeat("]", 900),           // 2 s: measure took their "]" for the labels
+		"raw HTML closers first":          strings.Repeat("[", 900) + strings.Repeat(`<b title="]">`, 900) + strings.Repeat("*a* ", 27_000) + strings.Repeat("]", 900), // 1.7 s
+		"labels around emphasis":          strings.Repeat("[", 900) + strings.Repeat("*a* ", 100_000) + strings.Repeat("]", 900),                                       // 15 s
+		"emphasis chain":                  fill("*a **b ", mib),                                                                                                        // 1.4 GB and 12 s at 10 MiB
+		"image openers":                   fill("![", 2*mib),                                                                                                           // 2 GB at 10 MiB
+		"paragraphs":                      fill("a\n\n", 4*mib),                                                                                                        // 1.5 GB at 10 MiB
+		"setext headings":                 fill("a\n=\n", 2*mib),                                                                                                       // 3.2 GB and 14 s at 10 MiB
+		"list items":                      fill("- a\n", 3*mib),                                                                                                        // 1.9 GB and 11 s at 10 MiB
+		"one-cell table rows":             "|a|\n|-|\n" + fill("x\n", 2*mib),                                                                                           // 3.6 GB at 10 MiB
+		"nested lists on every line":      fill(strings.Repeat("- ", 64)+"x\n", 3*mib),                                                                                 // 2.6 GB at 10 MiB
 		// Peak heap and time of the parse alone.
 		"items nested by indentation":            stair("", "  ", "- a", 64, 7*mib),                      // 560 MB and 3.5 s at 10 MiB
 		"ordered items nested by indentation":    stair("", "   ", "1. a", 43, 10*mib),                   // 540 MB and 2.1 s at 10 MiB
