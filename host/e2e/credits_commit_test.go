@@ -44,14 +44,7 @@ func TestAnswerBeforeCommit(t *testing.T) {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	conn := writeLock(ctx, t, db)
 	var a answer
 	select {
 	case a = <-answered:
@@ -103,14 +96,7 @@ func TestRenderWaitsForReservation(t *testing.T) {
 	db := accountsDB(t, h)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	conn := writeLock(ctx, t, db)
 	locked := true
 	defer func() {
 		if locked {
@@ -190,6 +176,21 @@ func convertAsync(ctx context.Context, h *host, key, markdown string) <-chan ans
 
 // accountsDB opens the host's account database, as the meter's SQLite
 // store does, closed when the test ends.
+// writeLock takes the account database's write lock on a connection of
+// its own, which the caller ends with ROLLBACK.
+func writeLock(ctx context.Context, t *testing.T, db *sql.DB) *sql.Conn {
+	t.Helper()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 func accountsDB(t *testing.T, h *host) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.DataDir, "mdpress.db")+"?_pragma=busy_timeout(10000)")

@@ -29,12 +29,13 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// A render in parts that the host cancels (its parse failed, its
-// reservation was refused, its key check failed) is no failure of the
-// render plugin: the renderer's parts.Next must say the render was
-// cancelled (a context error), and the plugin must not log it as a failed
-// stage call at error level, as it does an internal error.
-func TestCancelledRenderPartsIsNoInternalError(t *testing.T) {
+// When the parts fail (the parse failed), the render is cancelled and the
+// parts' error returned as is. A render in parts that the host cancels
+// (its parse failed, its reservation was refused, its key check failed)
+// is no failure of the render plugin: the renderer's parts.Next must say
+// the render was cancelled (a context error), and the plugin must not log
+// it as a failed stage call at error level, as it does an internal error.
+func TestRenderPartsStopsWhenPartsFail(t *testing.T) {
 	var buf lockedBuffer
 	saved := causeLog
 	causeLog = func() *slog.Logger { return slog.New(slog.NewTextHandler(&buf, nil)) }

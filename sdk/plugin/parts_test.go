@@ -183,22 +183,6 @@ func dialParser(t *testing.T, p pb.ParseServer) *Client {
 	return dialWith(t, stage.NameParse, func(s *grpc.Server) { pb.RegisterParseServer(s, p) })
 }
 
-// When the parts fail (the parse failed), the render is cancelled and the
-// parts' error returned as is.
-func TestRenderPartsStopsWhenPartsFail(t *testing.T) {
-	impl := &partStages{rendered: make(chan struct{}), gotOne: make(chan struct{})}
-	renderer := connect(t, stage.NameRender, impl)
-	parseFailed := errors.New("the parse failed")
-	parts := &sliceParts{parts: []stage.Part{{Root: splitReport(1, 2)[0]}}, err: parseFailed, wait: impl.gotOne}
-	if _, err := renderer.RenderParts(context.Background(), &stage.RenderRequest{}, parts); !errors.Is(err, parseFailed) {
-		t.Fatalf("err = %v, want the parts' own", err)
-	}
-	<-impl.rendered
-	if impl.nextErr == nil {
-		t.Fatalf("the renderer read %d parts and no error: it must see the render end", len(impl.got))
-	}
-}
-
 // A part that is not a document node, or not a tree, is refused as invalid.
 func TestRenderPartsRefusesMalformedParts(t *testing.T) {
 	for name, part := range map[string]stage.Part{
