@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -21,6 +22,7 @@ type fakeStages struct {
 	err      error
 	stored   []byte
 	openData []byte
+	openBody func(data []byte) io.Reader // nil: the data whole
 }
 
 func (f *fakeStages) Configure(_ context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
@@ -62,7 +64,11 @@ func (f *fakeStages) Open(_ context.Context, req *stage.OpenRequest) (*stage.Ope
 	if req.Length >= 0 {
 		data = data[:req.Length]
 	}
-	return &stage.OpenResponse{Size: int64(len(f.openData)), Filename: "a.pdf", ETag: `"e"`, Body: io.NopCloser(bytes.NewReader(data))}, nil
+	var body io.Reader = bytes.NewReader(data)
+	if f.openBody != nil {
+		body = f.openBody(data)
+	}
+	return &stage.OpenResponse{Size: int64(len(f.openData)), Filename: "a.pdf", ETag: `"e"`, Body: io.NopCloser(body)}, nil
 }
 
 func connect(t *testing.T, stageName string, impl stage.Plugin) *Client {
@@ -181,6 +187,32 @@ func TestSinkStoreAndStreamedOpen(t *testing.T) {
 	}
 	if _, err := c.Open(context.Background(), &stage.OpenRequest{ID: "nope"}); stage.CodeOf(err) != stage.CodeNotFound {
 		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+// A sink's body that ends short of the size it announced, as an S3 read
+// whose connection dropped does, is an error at the host, never a clean
+// end: a replay would pass the part for the whole PDF.
+func TestSinkOpenCutShortIsAnError(t *testing.T) {
+	data := bytes.Repeat([]byte{1, 2, 3, 4, 5}, 700_000) // several chunks
+	for name, body := range map[string]func([]byte) io.Reader{
+		"unexpected EOF": func(d []byte) io.Reader {
+			return io.MultiReader(bytes.NewReader(d[:len(d)/3]), iotest.ErrReader(io.ErrUnexpectedEOF))
+		},
+		"early EOF": func(d []byte) io.Reader { return bytes.NewReader(d[:len(d)-7]) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := connect(t, stage.NameSink, &fakeStages{openData: data, openBody: body})
+			o, err := c.Open(context.Background(), &stage.OpenRequest{ID: "f1", Length: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Body.Close()
+			got, err := io.ReadAll(o.Body)
+			if err == nil {
+				t.Fatalf("read %d of %d bytes with no error", len(got), len(data))
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -256,18 +257,23 @@ func (s *sinkServer) Open(req *pb.OpenRequest, stream grpc.ServerStreamingServer
 		return nil
 	}
 	buf := make([]byte, min(int64(chunkBytes), want))
-	for {
-		n, err := io.ReadFull(resp.Body, buf)
+	for want > 0 {
+		n, err := io.ReadFull(resp.Body, buf[:min(int64(len(buf)), want)])
 		if n > 0 {
 			if serr := stream.Send(&pb.OpenChunk{Data: buf[:n]}); serr != nil {
 				return serr
 			}
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil
+			want -= int64(n)
 		}
 		if err != nil {
+			// A body that ends before the size the sink announced was cut
+			// (an S3 connection dropped reads as io.ErrUnexpectedEOF):
+			// ending the stream cleanly would pass the part for the whole.
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("body ended %d bytes short: %w", want, err)
+			}
 			return toStatus(stage.Wrap(stage.CodeInternal, err, "read hosted file"))
 		}
 	}
+	return nil
 }
