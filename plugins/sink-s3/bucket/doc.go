@@ -7,14 +7,15 @@
 //
 // # Delivery
 //
-// With delivery "presign" Store returns a presigned GET URL, valid for the
-// file's retention but never longer than 7 days (604800 s, the most SigV4
-// allows). A file kept longer gets no presigned URL: the host serves it at
-// /v1/files/{id} through Open, so the link lives as long as the file. A
-// presigned URL also dies with the credentials that signed it: with
-// temporary credentials (an instance or pod role, STS) links end with the
-// session, so use long-lived keys or delivery "proxy". With "proxy" every
-// download streams through the host (Open issues a ranged GetObject).
+// With delivery "presign" Store returns a presigned GET URL, valid for what
+// is left of the file's retention once it is uploaded, but never longer
+// than 7 days (604800 s, the most SigV4 allows). A file kept longer gets no
+// presigned URL: the host serves it at /v1/files/{id} through Open, so the
+// link lives as long as the file. A presigned URL also dies with the
+// credentials that signed it: with temporary credentials (an instance or pod
+// role, STS) links end with the session, so use long-lived keys or delivery
+// "proxy". With "proxy" every download streams through the host (Open
+// issues a ranged GetObject).
 //
 // # Expiry
 //

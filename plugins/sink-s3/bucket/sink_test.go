@@ -35,8 +35,10 @@ func TestPresignedDownload(t *testing.T) {
 	if resp.URL == "" {
 		t.Fatal("presign mode returned no URL")
 	}
-	if got := expiresParam(t, resp.URL); got != 604800 {
-		t.Fatalf("X-Amz-Expires = %d, want 604800", got)
+	// Signed after the upload, for what is left of the week: a second
+	// less, as the signature counts whole seconds.
+	if got := expiresParam(t, resp.URL); got > 604800 || got < 604798 {
+		t.Fatalf("X-Amz-Expires = %d, want 604799 or so", got)
 	}
 
 	// A plain GET, no credentials: the URL is the capability.
@@ -87,9 +89,9 @@ func TestPresignNeverOverSevenDays(t *testing.T) {
 		ttl     time.Duration
 		expires int // 0: no presigned URL, the host serves the file
 	}{
-		{time.Hour, 3600},
-		{week - time.Second, 604799},
-		{week, 604800},
+		{time.Hour, 3599},
+		{week - time.Second, 604798},
+		{week, 604799},
 		{week + time.Second, 0},
 		{30 * 24 * time.Hour, 0},
 	}
@@ -102,11 +104,31 @@ func TestPresignNeverOverSevenDays(t *testing.T) {
 				}
 				return
 			}
+			// What is left after the upload, in whole seconds: a second
+			// less than the TTL, or two on a slow upload.
 			got := expiresParam(t, resp.URL)
-			if got != tt.expires || got > 604800 {
+			if got > tt.expires || got < tt.expires-1 {
 				t.Fatalf("X-Amz-Expires = %d, want %d", got, tt.expires)
 			}
 		})
+	}
+}
+
+// A presigned URL lives from its signing, after the upload: it gets what is
+// left of the file's life, or it would download the file for as long as the
+// upload took after the file expired (the host answering 410 meanwhile).
+func TestPresignEndsWithTheFile(t *testing.T) {
+	c := newClock()
+	// Every reading of the clock is a second later, as on a slow upload.
+	tick := func() time.Time { c.Advance(time.Second); return c.Now() }
+	s := configured(t, map[string]any{"delivery": "presign"}, WithClock(tick))
+	resp := store(t, s, []byte("%PDF-1.7"), time.Hour)
+	if got := expiresParam(t, resp.URL); got != 3599 {
+		t.Fatalf("X-Amz-Expires = %d, want 3599: the hour less the second the upload took", got)
+	}
+	s = configured(t, map[string]any{"delivery": "presign"}, WithClock(tick))
+	if resp := store(t, s, []byte("%PDF-1.7"), time.Second); resp.URL != "" {
+		t.Fatalf("a file expired by the end of its upload got a presigned URL: %s", resp.URL)
 	}
 }
 

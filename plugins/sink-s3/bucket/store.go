@@ -54,11 +54,15 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "store file")
 	}
 	resp := &stage.StoreResponse{ID: id, ExpiresAt: m.Expires}
-	if st.cfg.Delivery == DeliveryPresign && req.TTL <= MaxPresign {
+	// A presigned URL's life starts when it is signed, after the upload:
+	// given the whole TTL, it would open the file for as long as the
+	// upload took after the file expired, when the host already says 410.
+	left := presignExpiry(m.Expires.Sub(s.now()))
+	if st.cfg.Delivery == DeliveryPresign && req.TTL <= MaxPresign && left > 0 {
 		// A presigned URL cannot outlive 7 days; a file kept longer is
 		// served by the host instead, so its link lasts as long as it does.
 		signed, err := st.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &st.cfg.Bucket, Key: &key},
-			s3.WithPresignExpires(presignExpiry(req.TTL)))
+			s3.WithPresignExpires(left))
 		if err != nil {
 			return nil, stage.Wrap(stage.CodeInternal, err, "store file")
 		}
@@ -67,8 +71,9 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 	return resp, nil
 }
 
-// presignExpiry is how long a presigned URL for a file kept ttl lives:
-// no longer than the file, and never past the SigV4 limit.
-func presignExpiry(ttl time.Duration) time.Duration {
-	return min(ttl.Truncate(time.Second), MaxPresign)
+// presignExpiry is how long a presigned URL for a file with left to live
+// lasts: no longer than the file, and never past the SigV4 limit. 0 (the
+// SDK would read it as its default of 15 minutes) means no presigned URL.
+func presignExpiry(left time.Duration) time.Duration {
+	return max(0, min(left.Truncate(time.Second), MaxPresign))
 }
