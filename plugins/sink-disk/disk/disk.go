@@ -153,6 +153,14 @@ func (d *Disk) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 		_ = st.root.Remove(dataPath(id))
 		return nil, stage.Wrap(stage.CodeInternal, fmt.Errorf("write metadata: %w", err), "store file")
 	}
+	if err := ctx.Err(); err != nil {
+		// The caller gave up during the writes (the sink timeout, the
+		// client gone) and has refunded the request: no one gets this id,
+		// and the file would take up room until it expired, days away.
+		_ = st.root.Remove(metaPath(id))
+		_ = st.root.Remove(dataPath(id))
+		return nil, err
+	}
 	return &stage.StoreResponse{ID: id, ExpiresAt: m.Expires}, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,5 +319,36 @@ func TestLifecycle(t *testing.T) {
 	d.Close()
 	if _, err := d.Open(context.Background(), &stage.OpenRequest{ID: fileid.New(), Length: -1}); stage.CodeOf(err) != stage.CodeUnavailable {
 		t.Fatalf("open after close: %v", err)
+	}
+}
+
+// A Store whose caller gives up while it writes (the host's sink timeout)
+// leaves nothing behind: the request was refunded and its id never handed
+// out, so the file would only take up room until it expired.
+func TestStoreAbandonedLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	c := newClock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The clock is read once the writes are under way: the caller's
+	// deadline passes then.
+	d := New(testLogger(t), WithClock(func() time.Time { cancel(); return c.Now() }))
+	raw, _ := json.Marshal(map[string]any{"dir": dir})
+	if _, err := d.Configure(context.Background(), &stage.ConfigureRequest{Config: raw}); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Store(ctx, &stage.StoreRequest{Owner: "user-1", Filename: "a.pdf", PDF: []byte("%PDF-1.7"), TTL: time.Hour}); err == nil {
+		t.Fatal("a Store its caller gave up on succeeded")
+	}
+	var left []string
+	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			left = append(left, path)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Fatalf("an abandoned Store left %v", left)
 	}
 }
