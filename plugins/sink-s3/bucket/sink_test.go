@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,5 +322,45 @@ func TestSweepAbortsStaleUploads(t *testing.T) {
 	}
 	if n := uploads(); n != 0 {
 		t.Fatalf("%d stale uploads left", n)
+	}
+}
+
+// cancelOnPut ends a context once the server has answered a PUT: the
+// caller's deadline passing just as the upload lands.
+type cancelOnPut struct {
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func (c *cancelOnPut) Do(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultClient.Do(req)
+	if f := c.cancel.Load(); f != nil && req.Method == http.MethodPut {
+		(*f)()
+	}
+	return resp, err
+}
+
+// A Store whose caller gave up during the upload leaves no object: the
+// request was refunded and its id never handed out, so the object would
+// only take up room until it expired.
+func TestStoreAbandonedLeavesNothing(t *testing.T) {
+	for _, delivery := range []string{"presign", "proxy"} {
+		t.Run(delivery, func(t *testing.T) {
+			hc := &cancelOnPut{}
+			s := configured(t, map[string]any{"delivery": delivery, "prefix": "hosted/"}, WithHTTPClient(hc))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			hc.cancel.Store(&cancel)
+			if _, err := s.Store(ctx, &stage.StoreRequest{Owner: "u", Filename: "a.pdf", PDF: []byte("%PDF-1.7"), TTL: time.Hour}); err == nil {
+				t.Fatal("a Store its caller gave up on succeeded")
+			}
+			st := s.cur.Load()
+			list, err := st.client.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: &st.cfg.Bucket})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range list.Contents {
+				t.Errorf("an abandoned Store left %s", aws.ToString(o.Key))
+			}
+		})
 	}
 }

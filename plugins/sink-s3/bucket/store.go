@@ -50,6 +50,14 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 		ContentDisposition: aws.String(contentDisposition(req.Filename)),
 		Metadata:           m.encode(),
 	})
+	if ctx.Err() != nil {
+		// The caller gave up during the upload (the sink timeout, the client
+		// gone) and has refunded the request: no one gets this id, yet the
+		// server may have kept the object, which would take up room until
+		// it expired, days away.
+		s.discard(ctx, st, key)
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "store file")
 	}
@@ -64,12 +72,26 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 		signed, err := st.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &st.cfg.Bucket, Key: &key},
 			s3.WithPresignExpires(left))
 		if err != nil {
+			s.discard(ctx, st, key)
 			return nil, stage.Wrap(stage.CodeInternal, err, "store file")
 		}
 		resp.URL = signed.URL
 	}
 	return resp, nil
 }
+
+// discard deletes the object of a Store that failed after its upload, on a
+// context of its own: the request's has often ended by then.
+func (s *Sink) discard(ctx context.Context, st *state, key string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), discardTimeout)
+	defer cancel()
+	if _, err := st.client.DeleteObject(dctx, &s3.DeleteObjectInput{Bucket: &st.cfg.Bucket, Key: &key}); err != nil {
+		s.log.Warn("delete the object of a failed store", "key", key, "err", err)
+	}
+}
+
+// discardTimeout bounds the delete of a failed Store's object.
+const discardTimeout = 10 * time.Second
 
 // presignExpiry is how long a presigned URL for a file with left to live
 // lasts: no longer than the file, and never past the SigV4 limit. 0 (the
