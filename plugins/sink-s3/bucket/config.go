@@ -33,7 +33,7 @@ type Config struct {
 	CreateBucket    bool
 	Delivery        string
 	PartSize        int64         // bytes
-	SweepInterval   time.Duration // 0: no sweeper
+	SweepInterval   time.Duration // 0: no sweeper (a bucket lifecycle rule expires objects)
 }
 
 type rawConfig struct {
@@ -56,6 +56,10 @@ const (
 	maxPartMB     = 5 << 10
 	defaultPartMB = 8
 )
+
+// defaultSweep is how often expired objects are deleted when the config
+// does not say.
+const defaultSweep = time.Hour
 
 // bucketName is the S3 rule for bucket names, minus the corner cases
 // (IP-address shapes) that no operator types by accident.
@@ -119,6 +123,10 @@ func parseConfig(raw []byte) (Config, error) {
 		}
 		c.PartSize = mb << 20
 	}
+	// Swept by default: left unset, expired objects and the parts of
+	// uploads a crash cut short would stay in the bucket for good unless
+	// the operator knew to add a lifecycle rule.
+	c.SweepInterval = defaultSweep
 	if len(rc.SweepInterval) > 0 && string(rc.SweepInterval) != "null" {
 		d, err := sdkplugin.ParseDuration(rc.SweepInterval)
 		if err != nil || d < 0 {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	defaults := Config{Region: "us-east-1", Bucket: "pdfs", Delivery: DeliveryPresign, PartSize: 8 << 20}
+	defaults := Config{Region: "us-east-1", Bucket: "pdfs", Delivery: DeliveryPresign, PartSize: 8 << 20, SweepInterval: time.Hour}
 	with := func(f func(*Config)) Config {
 		c := defaults
 		f(&c)
@@ -32,7 +32,7 @@ func TestParseConfig(t *testing.T) {
 				PartSize: 16 << 20, SweepInterval: time.Hour}},
 		{name: "prefix keeps its slash", raw: `{"bucket": "pdfs", "prefix": "a/b/"}`, want: with(func(c *Config) { c.Prefix = "a/b/" })},
 		{name: "sweep seconds", raw: `{"bucket": "pdfs", "sweepInterval": 600}`, want: with(func(c *Config) { c.SweepInterval = 10 * time.Minute })},
-		{name: "sweep off", raw: `{"bucket": "pdfs", "sweepInterval": 0}`, want: defaults},
+		{name: "sweep off", raw: `{"bucket": "pdfs", "sweepInterval": 0}`, want: with(func(c *Config) { c.SweepInterval = 0 })},
 		{name: "no bucket", raw: `{}`, wantErr: "bucket"},
 		{name: "bad bucket", raw: `{"bucket": "My_Bucket"}`, wantErr: "bucket"},
 		{name: "unknown key", raw: `{"bucket": "pdfs", "bukket": "x"}`, wantErr: `"bukket"`},

@@ -20,12 +20,14 @@
 // # Expiry
 //
 // Open refuses a file past its expiry (410) whatever is left in the bucket.
-// To delete expired objects, either set sweepInterval: the sweeper lists the
-// prefix and deletes expired objects, reading each object's expiry once;
-// several replicas sweeping at once is harmless. Or leave sweepInterval at 0
-// and give the bucket a lifecycle rule that expires objects under the prefix
-// a day after the longest retention (lifecycle counts days from upload, so
-// it must not be shorter than any file's TTL), for example for 30 days:
+// Expired objects are deleted by the sweeper, every sweepInterval (1h when
+// the config does not set it): it lists the prefix and deletes expired
+// objects, reading each object's expiry once, and aborts multipart uploads a
+// crash left unfinished; several replicas sweeping at once is harmless. Or
+// set sweepInterval to 0 and give the bucket a lifecycle rule that expires
+// objects under the prefix a day after the longest retention (lifecycle
+// counts days from upload, so it must not be shorter than any file's TTL),
+// for example for 30 days:
 //
 //	{"Rules": [{"ID": "mdpress-hosted", "Status": "Enabled",
 //	  "Filter": {"Prefix": "hosted/"}, "Expiration": {"Days": 31},
@@ -33,8 +35,7 @@
 //
 //	aws s3api put-bucket-lifecycle-configuration --bucket B --lifecycle-configuration file://rule.json
 //
-// The abort rule also clears parts of uploads a crash left unfinished,
-// which the sweeper does not see.
+// The abort rule does for unfinished uploads what the sweeper does.
 //
 // # Credentials
 //
