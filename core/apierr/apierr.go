@@ -67,8 +67,8 @@ const (
 	NameMethodNotAllowed = "MethodNotAllowed"
 )
 
-// FromStage maps a stage failure to an API error. Only the stage's safe
-// message and details reach the body.
+// FromStage maps a stage failure of a conversion to an API error. Only the
+// stage's safe message and details reach the body.
 func FromStage(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
@@ -117,6 +117,28 @@ func FromStage(err error) *Error {
 		}
 	}
 	out.Cause = err
+	return out
+}
+
+// FromStageElsewhere is FromStage for a request that converts nothing (a
+// download, the account's info, a sign-up): its failures say nothing of a
+// PDF produced or a credit charged, which would mislead there.
+func FromStageElsewhere(err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	out := FromStage(err)
+	switch stage.CodeOf(err) {
+	case stage.CodeTimeout:
+		out.Body.Error, out.Body.Hint = "the request took longer than the time allowed", "retry in a moment"
+	case stage.CodeUnavailable:
+		out.Body.Error = "a processing stage is unavailable"
+	default:
+		if out.Status >= 500 {
+			out.Body.Error = "the request could not be completed"
+		}
+	}
 	return out
 }
 

@@ -67,3 +67,28 @@ func TestFromStageDetails(t *testing.T) {
 		t.Errorf("a failure's details reached the body: %v", failure.Body.Details)
 	}
 }
+
+// TestFromStageElsewhere: a request that converts nothing fails with the
+// same statuses as a conversion, but its texts speak of no PDF and no
+// credit; a refusal keeps the stage's own message.
+func TestFromStageElsewhere(t *testing.T) {
+	secret := errors.New("GetObject: connection reset")
+	for _, err := range []error{
+		stage.Wrap(stage.CodeTimeout, secret, "x"),
+		stage.Wrap(stage.CodeUnavailable, secret, "x"),
+		stage.Wrap(stage.CodeInternal, secret, "read hosted file"),
+		secret,
+	} {
+		e, conv := FromStageElsewhere(err), FromStage(err)
+		if e.Status != conv.Status || e.Body.Message != conv.Body.Message {
+			t.Errorf("%v: %d %s, a conversion gets %d %s", err, e.Status, e.Body.Message, conv.Status, conv.Body.Message)
+		}
+		text := e.Body.Error + " " + e.Body.Hint
+		if strings.Contains(text, "credit") || strings.Contains(text, "PDF") || strings.Contains(text, "render") || strings.Contains(text, "connection") {
+			t.Errorf("%v: %q", err, text)
+		}
+	}
+	if e := FromStageElsewhere(stage.Errorf(stage.CodeGone, "the file has expired")); e.Status != 410 || e.Body.Error != "the file has expired" {
+		t.Errorf("refusal: %d %q", e.Status, e.Body.Error)
+	}
+}

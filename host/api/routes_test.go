@@ -16,6 +16,7 @@ import (
 
 	"github.com/mdpress/mdpress/host/metrics"
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
+	"github.com/mdpress/mdpress/sdk/stage"
 )
 
 // noStages has no plugin running: enough for routing, which never reaches
@@ -95,7 +96,35 @@ func TestCutAtShutdownAnswered503(t *testing.T) {
 	r := httptest.NewRequest("POST", "/v1/pdf/markdown", nil).WithContext(ctx)
 	w := httptest.NewRecorder()
 	s.fail(w, r, fmt.Errorf("admission: %w", context.Canceled))
-	if w.Code != 503 || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "shutting down") {
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "shutting down") ||
+		!strings.Contains(w.Body.String(), "no credit") {
 		t.Fatalf("%d %v %s", w.Code, w.Header(), w.Body)
+	}
+	// A download cut likewise is told so, and nothing of credits.
+	r = httptest.NewRequest("GET", "/v1/files/0123456789abcdef0123456789abcdef", nil).WithContext(ctx)
+	w = httptest.NewRecorder()
+	s.fail(w, r, fmt.Errorf("open: %w", context.Canceled))
+	if w.Code != 503 || !strings.Contains(w.Body.String(), "shutting down") || strings.Contains(w.Body.String(), "credit") {
+		t.Fatalf("download: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestFailuresElsewhereSpeakOfNoCredit: a download that fails is not told
+// that its PDF could not be produced or that it was not charged.
+func TestFailuresElsewhereSpeakOfNoCredit(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	fail := func(path string) string {
+		w := httptest.NewRecorder()
+		s.fail(w, httptest.NewRequest("GET", path, nil), stage.Wrap(stage.CodeInternal, errors.New("connection reset"), "read hosted file"))
+		if w.Code != 500 {
+			t.Fatalf("%s: %d", path, w.Code)
+		}
+		return w.Body.String()
+	}
+	if body := fail("/v1/files/0123456789abcdef0123456789abcdef"); strings.Contains(body, "credit") || strings.Contains(body, "PDF") {
+		t.Errorf("download: %s", body)
+	}
+	if body := fail("/v1/pdf/markdown"); !strings.Contains(body, "no credit was charged") {
+		t.Errorf("conversion: %s", body)
 	}
 }

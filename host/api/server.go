@@ -133,7 +133,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	// Full paths rather than a /v1 subrouter: in gorilla/mux v1.8 a
 	// subrouter's routes inherit its prefix matcher, which clears the
 	// method mismatch of a sibling route, so a wrong method was a 404.
-	r.HandleFunc("/v1/pdf/markdown", s.convert).Methods(http.MethodPost)
+	r.HandleFunc(convertPath, s.convert).Methods(http.MethodPost)
 	r.HandleFunc("/v1/user/info", s.userInfo).Methods(http.MethodGet)
 	r.HandleFunc("/v1/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
 	// Probes and scrapers may use HEAD (load balancers do).
@@ -195,10 +195,17 @@ func writeError(w http.ResponseWriter, e *apierr.Error) {
 // fail logs the internal cause and writes the safe body. A request the
 // server cut at shutdown is told so, wherever it was waiting.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	converting := r.URL.Path == convertPath
 	if cause := context.Cause(r.Context()); isCanceled(err) && errors.Is(cause, ErrShuttingDown) {
 		err = cause
+		if !converting {
+			err = shuttingDown("the server is shutting down")
+		}
 	}
 	e := apierr.FromStage(err)
+	if !converting {
+		e = apierr.FromStageElsewhere(err)
+	}
 	lvl := slog.LevelInfo
 	if e.Status >= 500 {
 		lvl = slog.LevelError
@@ -210,13 +217,17 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func isCanceled(err error) bool { return errors.Is(err, context.Canceled) }
 
+// convertPath is the conversion's route: its failures tell the client it
+// was not charged, which others do not speak of.
+const convertPath = "/v1/pdf/markdown"
+
 // ErrShuttingDown is the cause with which a server that is shutting down
 // cancels the requests it gave up waiting for (see http.Server.BaseContext):
 // their clients are told so, and that they were not charged.
-var ErrShuttingDown error = shuttingDown()
+var ErrShuttingDown error = shuttingDown("the server is shutting down; no credit was charged")
 
-func shuttingDown() *apierr.Error {
-	e := apierr.New(http.StatusServiceUnavailable, apierr.NameUnavailable, "the server is shutting down; no credit was charged").
+func shuttingDown(text string) *apierr.Error {
+	e := apierr.New(http.StatusServiceUnavailable, apierr.NameUnavailable, text).
 		WithHint("send the request again")
 	e.RetryAfter = 1
 	return e
