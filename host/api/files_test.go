@@ -37,6 +37,11 @@ func TestParseRange(t *testing.T) {
 		{"bytes=a-b", 0, 0, false, false},
 		{"bytes=99999-,0-1", 0, 0, false, false},
 		{"bytes=0-1,5-6", 0, 0, false, false},
+		{"bytes=10-99999999999999999999999", 10, 990, true, true},
+		{"bytes=-99999999999999999999999", 0, 1000, true, true},
+		{"bytes=99999999999999999999999-", 0, 0, true, false},
+		{"bytes=+5-10", 0, 0, false, false},
+		{"bytes=5-+10", 0, 0, false, false},
 	}
 	for _, tt := range tests {
 		start, n, valid, ok := parseRange(tt.h, size)
