@@ -530,11 +530,21 @@ func OverLimit(size, limit int64) string {
 	return s + " (limit " + l + ")"
 }
 
+// bidiControl reports whether r is one of Unicode's explicit directional
+// formatting characters (UAX #9).
+func bidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
 // Filename turns a document title into a safe download name.
 func Filename(title string) string {
 	out := make([]rune, 0, len(title))
 	for _, r := range title {
 		switch {
+		case bidiControl(r):
+			// Shown, they would reorder the name: "x\u202Efdp.exe" reads as
+			// "xexe.pdf".
+			continue
 		case r == '/' || r == '\\' || r == '"' || r < 0x20 || r == 0x7f:
 			out = append(out, '-')
 		default:

@@ -284,7 +284,8 @@ func TestIdempotentBinaryReplay(t *testing.T) {
 }
 
 func TestFilename(t *testing.T) {
-	for in, want := range map[string]string{"": "document.pdf", "Hi": "Hi.pdf", "../etc/passwd": "etc-passwd.pdf", `a"b`: "a-b.pdf"} {
+	for in, want := range map[string]string{"": "document.pdf", "Hi": "Hi.pdf", "../etc/passwd": "etc-passwd.pdf", `a"b`: "a-b.pdf",
+		"invoice\u202Efdp.exe": "invoicefdp.exe.pdf", "\u2067\u200fשלום\u2069": "שלום.pdf", "\u202e": "document.pdf"} {
 		if got := Filename(in); got != want {
 			t.Errorf("Filename(%q) = %q, want %q", in, got, want)
 		}
