@@ -357,11 +357,14 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 		return fail(fmt.Errorf("dispense: %w", err))
 	}
 	stub := raw.(*sdkplugin.Client)
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := stub.CheckStage(cctx); err != nil {
+		return fail(err)
+	}
 	// The host never reads a document tree, it only passes the parser's on
 	// to the renderer: decoding it here would be pure cost.
 	stub.RelayTrees()
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
 	resp, err := stub.Configure(cctx, sl.spec.Config)
 	if err != nil {
 		return fail(fmt.Errorf("configure: %w", err))

@@ -134,6 +134,19 @@ func TestConfigureErrorSaidOnce(t *testing.T) {
 	}
 }
 
+// TestPluginOfAnotherStageRefused: a binary built for another stage
+// answers Configure and Health, which every plugin serves, and so passed
+// the start and /readyz; every request then failed with "unknown service".
+func TestPluginOfAnotherStageRefused(t *testing.T) {
+	dir := buildFlaky(t)
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+	err := sup.Start(t.Context(), []Spec{{Stage: stage.NameRender, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
+	const want = "plugin flaky (render stage): it serves the parse stage, not render: a plugin for another stage"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Start = %v\nwant %q", err, want)
+	}
+}
+
 func TestMissingBinary(t *testing.T) {
 	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), t.TempDir())
 	err := sup.Start(context.Background(), []Spec{{Stage: stage.NameParse, Plugin: "nope", Config: &stage.ConfigureRequest{}}})
