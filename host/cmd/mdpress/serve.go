@@ -87,6 +87,9 @@ func newServe(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, s := range sp {
+				m.PluginsLaunched(s.Plugin)
+			}
 			start := time.Now()
 			if err := sup.Start(ctx, sp); err != nil {
 				return err
