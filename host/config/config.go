@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -289,6 +290,15 @@ func (c *Config) Validate() error {
 		if !known[name] {
 			names := slices.Sorted(maps.Keys(known))
 			return fmt.Errorf("config: plugins.%s: no stage runs a plugin of that name (known: %s)", name, strings.Join(names, ", "))
+		}
+	}
+	// Hosted-file URLs are this base and a path: without a scheme and a
+	// host (pdf.example.com, or a typo) every output=url answer would be
+	// a URL no client can open, and nothing said so.
+	if u := c.Server.PublicURL; u != "" {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
+			return fmt.Errorf("config: server.publicURL %q: want an http or https URL such as https://pdf.example.com", u)
 		}
 	}
 	if c.Sink.MinTTL < time.Second {

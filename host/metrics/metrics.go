@@ -92,6 +92,17 @@ func (m *Metrics) ObserveHTTP(route string, code int, d time.Duration) {
 	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
 }
 
+// PluginsLaunched starts each plugin's restart count at 0. A series born at
+// a plugin's first restart was missing from /metrics until then, and the
+// first restart was lost to increase() and rate(), which need a sample
+// before it: the restart alert of deploy/prometheus/rules.yaml fired a
+// restart late.
+func (m *Metrics) PluginsLaunched(plugins ...string) {
+	for _, p := range plugins {
+		m.pluginRestarts.WithLabelValues(p)
+	}
+}
+
 // PluginRestarted counts a relaunch attempt.
 func (m *Metrics) PluginRestarted(plugin string) { m.pluginRestarts.WithLabelValues(plugin).Inc() }
 

@@ -60,3 +60,21 @@ func TestLintAndMerge(t *testing.T) {
 		t.Error("a plugin overrode a host family")
 	}
 }
+
+// TestRestartsFromZero: every configured plugin has a restart count from
+// the start, so the first restart is an increase Prometheus sees.
+func TestRestartsFromZero(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	m.PluginsLaunched("parse-goldmark", "render-fpdf")
+	m.PluginRestarted("render-fpdf")
+	rec := httptest.NewRecorder()
+	m.Handler(nil).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{
+		`mdpress_plugin_restarts_total{plugin="parse-goldmark"} 0`,
+		`mdpress_plugin_restarts_total{plugin="render-fpdf"} 1`,
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}

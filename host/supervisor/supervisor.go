@@ -279,7 +279,7 @@ type slot struct {
 	level slog.Level
 
 	mu       sync.Mutex
-	client   *goplugin.Client
+	client   *process
 	stub     *sdkplugin.Client
 	info     stage.Info
 	healthy  bool
@@ -319,7 +319,7 @@ func (sl *slot) launch(ctx context.Context) error {
 
 // launched is a started, configured and healthy plugin process.
 type launched struct {
-	client *goplugin.Client
+	client *process
 	stub   *sdkplugin.Client
 	info   stage.Info
 }
@@ -343,8 +343,9 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 		Logger:           newHCLogger(sl.log),
 		StartTimeout:     15 * time.Second,
 	})
+	proc := &process{Client: client, cmd: cmd}
 	fail := func(err error) (launched, error) {
-		client.Kill()
+		proc.Kill()
 		return launched{}, fmt.Errorf("plugin %s (%s stage): %w", sl.spec.Plugin, sl.spec.Stage, err)
 	}
 	rpc, err := client.Client()
@@ -356,11 +357,14 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 		return fail(fmt.Errorf("dispense: %w", err))
 	}
 	stub := raw.(*sdkplugin.Client)
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := stub.CheckStage(cctx); err != nil {
+		return fail(err)
+	}
 	// The host never reads a document tree, it only passes the parser's on
 	// to the renderer: decoding it here would be pure cost.
 	stub.RelayTrees()
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
 	resp, err := stub.Configure(cctx, sl.spec.Config)
 	if err != nil {
 		return fail(fmt.Errorf("configure: %w", err))
@@ -368,7 +372,7 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 	if err := stub.Health(cctx); err != nil {
 		return fail(fmt.Errorf("health: %w", err))
 	}
-	return launched{client: client, stub: stub, info: resp.Info}, nil
+	return launched{client: proc, stub: stub, info: resp.Info}, nil
 }
 
 // install makes a started process the slot's.
@@ -559,9 +563,45 @@ func (sl *slot) killLocked() {
 	sl.healthy = false
 }
 
-func pid(c *goplugin.Client) int {
+func pid(c *process) int {
 	if rc := c.ReattachConfig(); rc != nil {
 		return rc.Pid
 	}
 	return 0
+}
+
+// process is a plugin's go-plugin client with the command it runs.
+type process struct {
+	*goplugin.Client
+	cmd *exec.Cmd
+}
+
+// killGrace bounds go-plugin's Kill, whose own grace is 2 s after the
+// plugin has answered its request to shut down.
+const killGrace = 5 * time.Second
+
+// Kill is go-plugin's Kill, bounded. That one asks the plugin over gRPC to
+// shut down, with no deadline, and then waits until the plugin's output
+// closes: a plugin whose process does not run (stopped, frozen in its
+// cgroup) never answers, and a child holding its stderr (a shell wrapper's)
+// keeps the output open, so Kill never returned, holding up the relaunch,
+// or the host's exit, for good. Past the grace the plugin's process group
+// (its own, from Setpgid) is killed here, which ends both waits.
+func (p *process) Kill() {
+	done := make(chan struct{})
+	go func() {
+		p.Client.Kill()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return
+	case <-time.After(killGrace):
+	}
+	// While Kill waits, a process of the group lives (the frozen plugin,
+	// or the child holding its output), so the group's id is still its own.
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-done
 }

@@ -134,6 +134,19 @@ func TestConfigureErrorSaidOnce(t *testing.T) {
 	}
 }
 
+// TestPluginOfAnotherStageRefused: a binary built for another stage
+// answers Configure and Health, which every plugin serves, and so passed
+// the start and /readyz; every request then failed with "unknown service".
+func TestPluginOfAnotherStageRefused(t *testing.T) {
+	dir := buildFlaky(t)
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+	err := sup.Start(t.Context(), []Spec{{Stage: stage.NameRender, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
+	const want = "plugin flaky (render stage): it serves the parse stage, not render: a plugin for another stage"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Start = %v\nwant %q", err, want)
+	}
+}
+
 func TestMissingBinary(t *testing.T) {
 	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), t.TempDir())
 	err := sup.Start(context.Background(), []Spec{{Stage: stage.NameParse, Plugin: "nope", Config: &stage.ConfigureRequest{}}})
@@ -250,5 +263,54 @@ func TestCrashAtStartBacksOff(t *testing.T) {
 	}
 	if st := sup.Status()[0]; st.Healthy || !strings.Contains(st.Error, "start") {
 		t.Fatalf("status %+v, want the start failure", st)
+	}
+}
+
+// freeze stops the plugin's process (SIGSTOP), as a cgroup freezer or a
+// process wedged whole would: it answers nothing, not even go-plugin's
+// request to shut down. It returns the pid, killed when the test ends.
+func freeze(t *testing.T, sup *Supervisor) int {
+	t.Helper()
+	pid := sup.Status()[0].Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
+}
+
+// TestFrozenPluginRelaunched: a plugin that stops answering altogether
+// fails its health checks and is replaced; go-plugin's Kill alone waited
+// forever for its answer, and the stage stayed down.
+func TestFrozenPluginRelaunched(t *testing.T) {
+	sup, _ := startFlaky(t, WithHealthInterval(100*time.Millisecond))
+	defer sup.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { sup.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	first := freeze(t, sup)
+	waitFor(t, "not ready", func() bool { return sup.Ready() != nil })
+	waitFor(t, "ready again", func() bool { return sup.Ready() == nil })
+	if pid := sup.Status()[0].Pid; pid == first {
+		t.Fatalf("still the frozen process %d", pid)
+	}
+	if alive(first) {
+		t.Fatalf("the frozen process %d was not killed", first)
+	}
+}
+
+// TestStopKillsFrozenPlugin: the host's shutdown does not wait for a
+// plugin that answers nothing.
+func TestStopKillsFrozenPlugin(t *testing.T) {
+	sup, _ := startFlaky(t)
+	pid := freeze(t, sup)
+	start := time.Now()
+	sup.Stop()
+	if took := time.Since(start); took > killGrace+2*time.Second {
+		t.Fatalf("Stop took %v with a frozen plugin", took)
+	}
+	if alive(pid) {
+		t.Fatalf("the frozen process %d outlived Stop", pid)
 	}
 }

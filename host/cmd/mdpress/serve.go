@@ -67,6 +67,12 @@ func newServe(g *globals) *cobra.Command {
 			if _, port, _ := net.SplitHostPort(c.Server.Addr); port == "0" {
 				c.Server.Addr = ln.Addr().String()
 			}
+			// Behind no proxy, a wildcard address (:8080, 0.0.0.0:8080) made
+			// hosted-file URLs such as http://:8080/v1/files/..., which no
+			// client can open.
+			if h, _, _ := net.SplitHostPort(c.Server.Addr); c.Server.PublicURL == "" && (h == "" || net.ParseIP(h).IsUnspecified()) {
+				log.Warn("hosted-file URLs name a wildcard listen address that clients cannot open: set server.publicURL ("+config.Env.PublicURL+")", "publicURL", c.PublicURL())
+			}
 			ctx := cmd.Context()
 			if devAccount {
 				if err := ensureDevAccount(ctx, c, devPlan, cmd.OutOrStdout()); err != nil {
@@ -80,6 +86,9 @@ func newServe(g *globals) *cobra.Command {
 			sp, err := specs(c, stage.Names...)
 			if err != nil {
 				return err
+			}
+			for _, s := range sp {
+				m.PluginsLaunched(s.Plugin)
 			}
 			start := time.Now()
 			if err := sup.Start(ctx, sp); err != nil {
