@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -85,6 +86,40 @@ func TestRenderCommand(t *testing.T) {
 	info := pdfcheck.Read(t, pdf)
 	if math.Abs(info.WidthPt-612) > 1 || math.Abs(info.HeightPt-1008) > 1 || !strings.Contains(pdfcheck.Text(t, pdf), "Local rendering works.") {
 		t.Fatalf("render output: %+v", info)
+	}
+}
+
+// TestRenderPipes: `mdpress render -` reads standard input and writes the
+// PDF to standard output, its summary to standard error; the style flags
+// take their MDPRESS_* twins when not given, and a flag wins over its twin.
+func TestRenderPipes(t *testing.T) {
+	pdfcheck.Require(t)
+	dir := t.TempDir()
+	render := func(args ...string) (pdf []byte, stderr string) {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(binDir, "mdpress"), append([]string{"render", "-", "--backend", "fpdf",
+			"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir}, args...)...)
+		cmd.Env = append(cleanEnv(), "MDPRESS_PAGE_SIZE=Legal", "MDPRESS_NUMBERING=right")
+		cmd.Stdin = strings.NewReader("# Piped\n\nFrom standard input.\n")
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("render %v: %v\n%s", args, err, errOut.String())
+		}
+		return out, errOut.String()
+	}
+	pdf, summary := render()
+	info := pdfcheck.Read(t, pdf)
+	if math.Abs(info.WidthPt-612) > 1 || math.Abs(info.HeightPt-1008) > 1 || !strings.Contains(pdfcheck.Text(t, pdf), "From standard input.") {
+		t.Fatalf("piped render with MDPRESS_PAGE_SIZE=Legal: %+v", info)
+	}
+	if !strings.Contains(summary, "\nstandard output: 1 page, ") {
+		t.Errorf("summary on standard error %q", summary)
+	}
+	pdf, _ = render("-o", "-", "--page-size", "A5")
+	if info := pdfcheck.Read(t, pdf); math.Abs(info.WidthPt-419.53) > 1 {
+		t.Fatalf("--page-size A5 over MDPRESS_PAGE_SIZE=Legal: %+v", info)
 	}
 }
 

@@ -36,6 +36,25 @@ func (g *globals) bind(cmd *cobra.Command) {
 	f.StringVar(&g.logFormat, "log-format", "text", "text or json (env MDPRESS_LOG_FORMAT)")
 }
 
+// twin is a command's flag and its MDPRESS_* environment variable.
+type twin struct{ flag, env string }
+
+// envTwins sets each flag not given on the command line from its twin in
+// the environment, when set: an operator sets once per deployment what a
+// flag sets once per run.
+func envTwins(cmd *cobra.Command, twins ...twin) error {
+	for _, t := range twins {
+		v := os.Getenv(t.env)
+		if v == "" || cmd.Flags().Changed(t.flag) {
+			continue
+		}
+		if err := cmd.Flags().Set(t.flag, v); err != nil {
+			return fmt.Errorf("%s=%q (the environment's --%s): %v", t.env, v, t.flag, err)
+		}
+	}
+	return nil
+}
+
 // levelName and formatName are the log level and format from the flag,
 // else the environment, else the flag's default.
 func (g *globals) levelName(cmd *cobra.Command) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,8 +21,14 @@ func newRender(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "render IN.md",
 		Short: "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits).\n" +
+			"IN.md \"-\" reads standard input, and -o \"-\" writes the PDF to standard output (the default when reading standard input).",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := envTwins(cmd, twin{"theme", "MDPRESS_THEME"}, twin{"page-size", "MDPRESS_PAGE_SIZE"},
+				twin{"numbering", "MDPRESS_NUMBERING"}); err != nil {
+				return err
+			}
 			log := g.logger(cmd)
 			c, err := g.load(cmd)
 			if err != nil {
@@ -31,7 +38,13 @@ func newRender(g *globals) *cobra.Command {
 				c.SetBackend(backend)
 			}
 			resolveRender(c, log)
-			md, err := os.ReadFile(args[0])
+			in := args[0]
+			var md []byte
+			if in == "-" {
+				md, err = io.ReadAll(cmd.InOrStdin())
+			} else {
+				md, err = os.ReadFile(in)
+			}
 			if err != nil {
 				return err
 			}
@@ -45,8 +58,11 @@ func newRender(g *globals) *cobra.Command {
 			if !contains(request.Numberings, numbering) {
 				return fmt.Errorf("--numbering %q: want one of %s", numbering, strings.Join(request.Numberings, ", "))
 			}
-			if out == "" {
-				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".pdf"
+			switch {
+			case out == "" && in == "-":
+				out = "-"
+			case out == "":
+				out = strings.TrimSuffix(in, filepath.Ext(in)) + ".pdf"
 			}
 			sp, err := specs(c, stage.NameParse, stage.NameStyle, stage.NameRender)
 			if err != nil {
@@ -72,24 +88,32 @@ func newRender(g *globals) *cobra.Command {
 				Markdown: string(md), Theme: theme, Page: page, Numbering: stage.Numbering(numbering),
 			})
 			if err != nil {
-				return fmt.Errorf("render %s: %w", args[0], err)
+				return fmt.Errorf("render %s: %w", in, err)
 			}
-			if err := os.WriteFile(out, res.PDF, 0o644); err != nil {
+			// The summary goes where the PDF does not.
+			report, name := cmd.OutOrStdout(), out
+			if out == "-" {
+				name = "standard output"
+				if _, err := cmd.OutOrStdout().Write(res.PDF); err != nil {
+					return err
+				}
+				report = cmd.ErrOrStderr()
+			} else if err := os.WriteFile(out, res.PDF, 0o644); err != nil {
 				return err
 			}
 			unit := "pages"
 			if res.Pages == 1 {
 				unit = "page"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d %s, %s (%s)\n", out, res.Pages, unit, pipeline.HumanBytes(int64(len(res.PDF))), c.Render.Plugin)
+			fmt.Fprintf(report, "%s: %d %s, %s (%s)\n", name, res.Pages, unit, pipeline.HumanBytes(int64(len(res.PDF))), c.Render.Plugin)
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "output file (default: IN with .pdf)")
-	f.StringVar(&theme, "theme", request.DefaultTheme, "basic or modern")
-	f.StringVar(&pageSize, "page-size", request.DefaultPageSize, "page size, e.g. A4, Letter")
-	f.StringVar(&numbering, "numbering", request.DefaultNumbering, "none, left, center or right")
+	f.StringVarP(&out, "output", "o", "", `output file, "-" for standard output (default: IN with .pdf)`)
+	f.StringVar(&theme, "theme", request.DefaultTheme, "basic or modern (env MDPRESS_THEME)")
+	f.StringVar(&pageSize, "page-size", request.DefaultPageSize, "page size, e.g. A4, Letter (env MDPRESS_PAGE_SIZE)")
+	f.StringVar(&numbering, "numbering", request.DefaultNumbering, "none, left, center or right (env MDPRESS_NUMBERING)")
 	f.StringVar(&backend, "backend", "", "chrome, fpdf or auto")
 	return cmd
 }

@@ -32,6 +32,10 @@ func newServe(g *globals) *cobra.Command {
 		Short: "Serve the HTTP API over the configured stage plugins",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := envTwins(cmd, twin{"dev-account", "MDPRESS_DEV_ACCOUNT"}, twin{"dev-plan", "MDPRESS_DEV_PLAN"},
+				twin{"debug-addr", "MDPRESS_DEBUG_ADDR"}); err != nil {
+				return err
+			}
 			log := g.logger(cmd)
 			c, err := g.load(cmd)
 			if err != nil {
@@ -180,9 +184,9 @@ func newServe(g *globals) *cobra.Command {
 	f.StringVar(&backend, "backend", "", "render backend: chrome, fpdf or auto (env "+config.Env.Backend+")")
 	f.StringVar(&sink, "sink", "", "hosted-file sink: disk or s3 (env "+config.Env.Sink+")")
 	f.StringVar(&publicURL, "public-url", "", "base of hosted-file URLs (env "+config.Env.PublicURL+")")
-	f.BoolVar(&devAccount, "dev-account", false, "create a development account on first start and print its API key")
-	f.StringVar(&devPlan, "dev-plan", "pro", "plan of the development account")
-	f.StringVar(&debugAddr, "debug-addr", "", "serve Go's /debug/pprof profiles on this address (keep it on loopback)")
+	f.BoolVar(&devAccount, "dev-account", false, "create a development account on first start and print its API key (env MDPRESS_DEV_ACCOUNT)")
+	f.StringVar(&devPlan, "dev-plan", "pro", "plan of the development account (env MDPRESS_DEV_PLAN)")
+	f.StringVar(&debugAddr, "debug-addr", "", "serve Go's /debug/pprof profiles on this address, kept on loopback (env MDPRESS_DEBUG_ADDR)")
 	return cmd
 }
 
