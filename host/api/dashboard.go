@@ -12,6 +12,10 @@ import (
 // dashboardRequest routes to the dashboard the GETs and HEADs outside the
 // API: under /v1 an unknown path stays a JSON 404 and a wrong method a
 // JSON 405, and other methods anywhere are a JSON 404.
+// dashboardRoute labels the dashboard's requests in the metrics: its route
+// has no path template.
+const dashboardRoute = "dashboard"
+
 func dashboardRequest(r *http.Request, _ *mux.RouteMatch) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false

@@ -66,6 +66,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if cur := mux.CurrentRoute(r); cur != nil {
 				if tpl, err := cur.GetPathTemplate(); err == nil {
 					route = tpl
+				} else if name := cur.GetName(); name != "" {
+					route = name
 				}
 			}
 			status := rec.status

@@ -38,7 +38,8 @@ func TestRoutes(t *testing.T) {
 		"index.html": {Data: []byte("<!doctype html><title>dashboard</title>")},
 		"app.js":     {Data: []byte("void 0")},
 	})
-	s := New(Options{Dashboard: dashboard}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
+	reg := prometheus.NewRegistry()
+	s := New(Options{Dashboard: dashboard}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(reg))
 	tests := []struct {
 		method, path string
 		status       int
@@ -83,6 +84,32 @@ func TestRoutes(t *testing.T) {
 				}
 			}
 		})
+	}
+	// The dashboard's requests are counted under its name (GET /, /app.js,
+	// /nope, /v2/pdf/markdown), and the API's misses (five 404s, four
+	// 405s) as unmatched, which mux's middleware alone did not count.
+	want := map[string]float64{"dashboard": 4, "/v1/openapi.json": 2, "unmatched": 9}
+	got := map[string]float64{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "mdpress_http_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "route" {
+					got[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	for route, n := range want {
+		if got[route] != n {
+			t.Errorf("route %q counted %v times, want %v (all: %v)", route, got[route], n, got)
+		}
 	}
 }
 

@@ -123,12 +123,14 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	// redirect to /etc/passwd. An id that is not one is a 404, like any
 	// other unknown path.
 	r.SkipClean(true)
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// mux runs its middleware on matched routes only: wrapped here, the
+	// misses are counted and get a request id too.
+	r.NotFoundHandler = s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFound())
-	})
-	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	}))
+	r.MethodNotAllowedHandler = s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint"))
-	})
+	}))
 	r.Use(s.observe)
 	// Full paths rather than a /v1 subrouter: in gorilla/mux v1.8 a
 	// subrouter's routes inherit its prefix matcher, which clears the
@@ -150,7 +152,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	if opt.Dashboard != nil {
 		// One matcher only: a matching path matcher would clear the method
 		// mismatch an API route recorded, turning its 405 into a 404.
-		r.MatcherFunc(dashboardRequest).Handler(dashboardNotFoundJSON(opt.Dashboard))
+		r.MatcherFunc(dashboardRequest).Handler(dashboardNotFoundJSON(opt.Dashboard)).Name(dashboardRoute)
 	}
 	s.router = r
 	return s
