@@ -43,12 +43,13 @@ func TestConfigureErrors(t *testing.T) {
 		{name: "trailing data", raw: `{}{}`, want: "trailing data"},
 		{name: "missing dir", raw: `{"themesDir": "/nonexistent/mdpress-themes"}`, want: "themesDir"},
 		{name: "bad theme name", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"My Theme.css": "p{}"}, want: "My Theme.css: a theme name"},
-		{name: "style end tag in css", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "p{} </STYLE><script>"}, want: `contains "</style"`},
-		{name: "unknown design key", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"fontSize": 11, "colour": "#000000"}`}, want: `unknown field "colour"`},
-		{name: "bad colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"textColor": "red"}`}, want: "textColor must be a lower-case #rrggbb"},
-		{name: "bad font", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"bodyFont": "comic"}`}, want: "bodyFont must be"},
-		{name: "bad size", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"headingSizes": [20, 16, 0, 12, 11, 11]}`}, want: "headingSizes[2] must be between"},
-		{name: "bad base", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"x.css": "", "x.json": `{"base": "fancy"}`}, want: `base must be "modern" or "basic"`},
+		{name: "theme the API cannot ask for", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"corporate.css": "p{}"}, want: "corporate.css: the API's themes are basic and modern"},
+		{name: "style end tag in css", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "p{} </STYLE><script>"}, want: `contains "</style"`},
+		{name: "unknown design key", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"fontSize": 11, "colour": "#000000"}`}, want: `unknown field "colour"`},
+		{name: "bad colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"textColor": "red"}`}, want: "textColor must be a lower-case #rrggbb"},
+		{name: "bad font", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"bodyFont": "comic"}`}, want: "bodyFont must be"},
+		{name: "bad size", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"headingSizes": [20, 16, 0, 12, 11, 11]}`}, want: "headingSizes[2] must be between"},
+		{name: "bad base", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"base": "fancy"}`}, want: `base must be "modern" or "basic"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,45 +77,49 @@ func TestConfigureErrors(t *testing.T) {
 
 func TestThemesDir(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"corporate.css":  "h1 { text-transform: uppercase; }",
-		"corporate.json": `{"base": "basic", "headingColor": "#7b1fa2", "headingRule": true}`,
-		"plain.css":      "p { margin: 0 }",
-		"modern.css":     "body { letter-spacing: 0.01em; }",
-		"notes.txt":      "ignored",
+		"basic.css":  "h1 { text-transform: uppercase; }",
+		"basic.json": `{"headingColor": "#7b1fa2", "headingRule": true}`,
+		"modern.css": "body { letter-spacing: 0.01em; }",
+		"notes.txt":  "ignored",
 	})
+	builtin := New(nil)
+	if err := configure(t, builtin, `{}`); err != nil {
+		t.Fatal(err)
+	}
 	s := New(nil)
 	if err := configure(t, s, `{"themesDir": "`+dir+`"}`); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(s.Themes(), ","); got != "basic,corporate,modern,plain" {
+	if got := strings.Join(s.Themes(), ","); got != "basic,modern" {
 		t.Fatalf("themes = %s", got)
 	}
-	corp, err := s.Tokens("corporate", a4(t))
+	// basic.json overlays basic's own design.
+	corp, err := s.Tokens("basic", a4(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	basic, _ := s.Tokens("basic", a4(t))
-	if corp.Theme != "corporate" || corp.HeadingColor != "#7b1fa2" || !corp.HeadingRule || corp.BodyFont != basic.BodyFont || corp.FontSize != basic.FontSize {
-		t.Errorf("corporate tokens %+v do not overlay basic", corp)
+	basic, _ := builtin.Tokens("basic", a4(t))
+	if corp.Theme != "basic" || corp.HeadingColor != "#7b1fa2" || !corp.HeadingRule || corp.BodyFont != basic.BodyFont || corp.FontSize != basic.FontSize {
+		t.Errorf("basic.json tokens %+v do not overlay basic", corp)
 	}
-	plain, _ := s.Tokens("plain", a4(t))
-	modern, _ := s.Tokens("modern", a4(t))
-	plain.Theme = modern.Theme
+	// modern.css alone keeps modern's design.
+	plain, _ := s.Tokens("modern", a4(t))
+	modern, _ := builtin.Tokens("modern", a4(t))
 	if plain != modern {
-		t.Errorf("a theme without JSON should take the modern design: %+v", plain)
+		t.Errorf("a theme without JSON should keep its design: %+v", plain)
 	}
-	doc := style(t, s, &stage.StyleRequest{Document: stage.Document{HTML: body}, Theme: "corporate", Page: a4(t)})
+	doc := style(t, s, &stage.StyleRequest{Document: stage.Document{HTML: body}, Theme: "basic", Page: a4(t)})
 	inOrder(t, doc, "@layer mdpress-theme {", "--md-heading: #7b1fa2;", "h1 { text-transform: uppercase; }", "@page", userCSS)
 	doc = style(t, s, &stage.StyleRequest{Theme: "modern", Page: a4(t)})
 	if !strings.Contains(doc, "letter-spacing: 0.01em") || strings.Contains(doc, "zebra") || strings.Contains(doc, "nth-child(even)") {
 		t.Error("modern.css in themesDir did not replace the built-in stylesheet")
 	}
-	// Configuring again without the directory drops the operator themes.
+	// Configuring again without the directory brings the built-ins back.
 	if err := configure(t, s, `{}`); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(s.Themes(), ","); got != "basic,modern" {
-		t.Fatalf("themes after reconfiguring = %s", got)
+	if again, _ := s.Tokens("basic", a4(t)); again != basic {
+		t.Fatalf("basic after reconfiguring = %+v", again)
 	}
 }
 

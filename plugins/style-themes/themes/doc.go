@@ -24,9 +24,11 @@
 //	{"themesDir": "/etc/mdpress/themes"}
 //
 // themesDir holds operator themes: <name>.css, and optionally <name>.json
-// with the design. A name of a built-in theme replaces that theme's
-// stylesheet (and its design, when the JSON is there); any other name adds
-// a theme. The JSON starts from a built-in design, "base" ("modern" unless
+// with the design. The API's theme field takes "basic" and "modern" only
+// (the public contract), so an operator theme is named after the built-in
+// one it replaces: its stylesheet, and its design when the JSON is there.
+// Any other name is a config error, as no request could ask for it. The
+// JSON starts from a built-in design, "base" (the replaced theme's unless
 // said otherwise), and overrides what it names:
 //
 //	{"base": "basic", "bodyFont": "sans", "fontSize": 11, "lineHeight": 1.5,

@@ -1,6 +1,7 @@
 package themes
 
 import (
+	"maps"
 	"bytes"
 	"embed"
 	"encoding/json"
@@ -72,6 +73,11 @@ func loadDir(dir string, base map[string]*theme) (map[string]*theme, error) {
 		}
 		if !themeName.MatchString(name) {
 			return nil, fmt.Errorf("%s: a theme name is lower-case letters, digits, - and _", e.Name())
+		}
+		if _, ok := base[name]; !ok {
+			// The API takes the contract's themes only: a theme of
+			// another name could never be asked for.
+			return nil, fmt.Errorf("%s: the API's themes are %s; name the file after the theme it replaces", e.Name(), strings.Join(slices.Sorted(maps.Keys(base)), " and "))
 		}
 		css, err := readCSS(filepath.Join(dir, e.Name()))
 		if err != nil {
