@@ -662,6 +662,7 @@ func TestOpenRejects(t *testing.T) {
 		{"empty sqlite path", DriverSQLite, "", testPlans, nil},
 		{"sqlite URI", DriverSQLite, "file:" + dir + "/x.db?mode=ro", testPlans, nil},
 		{"memory", DriverSQLite, ":memory:", testPlans, nil},
+		{"postgres URL", DriverSQLite, "postgres://mdpress@db.example:5432/mdpress", testPlans, nil},
 		{"unnamed plan", DriverSQLite, dir + "/a.db", []stage.Plan{{MonthlyCredits: 1}}, nil},
 		{"duplicate plan", DriverSQLite, dir + "/b.db", []stage.Plan{{Name: "a"}, {Name: "a"}}, nil},
 		{"negative plan credits", DriverSQLite, dir + "/c.db", []stage.Plan{{Name: "a", MonthlyCredits: -1}}, nil},
