@@ -43,6 +43,12 @@ func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
 	if strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") || path == ":memory:" {
 		return nil, stage.Errorf(stage.CodeInvalid, "sqlite: %q is not a plain file path", path)
 	}
+	if strings.Contains(path, "://") {
+		// MDPRESS_ACCOUNTS_DSN set without MDPRESS_ACCOUNTS_DRIVER: taken as
+		// a path, it made an empty accounts file of its own under
+		// ./postgres:/, where every key was unknown.
+		return nil, stage.Errorf(stage.CodeInvalid, "sqlite: %q is a URL, not a file path; a PostgreSQL DSN needs accounts.driver: postgres", path)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}

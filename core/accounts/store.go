@@ -157,9 +157,19 @@ func (s *store) Credit(ctx context.Context, userID string, delta int64, reason s
 		return Account{}, stage.Errorf(stage.CodeInvalid, "a credit of zero changes nothing")
 	}
 	return s.locked(ctx, userID, func(q querier, a Account) (Account, error) {
+		// Open reservations may still come back by refund, which cannot
+		// fail: room is kept for them, or a refund that overflowed would
+		// fail for good and stop the sweeper for every account.
+		var open int64
+		if delta > 0 {
+			if err := q.queryRow(ctx, `SELECT CAST(COALESCE(SUM(credits), 0) AS BIGINT) FROM reservations
+				WHERE user_id = $1 AND state = $2`, a.ID, stateReserved).Scan(&open); err != nil {
+				return a, fmt.Errorf("read open reservations: %w", err)
+			}
+		}
 		switch {
-		case delta > 0 && a.Credits > math.MaxInt64-delta:
-			return a, stage.Errorf(stage.CodeInvalid, "balance would overflow")
+		case delta > 0 && a.Credits > math.MaxInt64-delta-open:
+			return a, stage.Errorf(stage.CodeInvalid, "balance would overflow: %d credits, %d reserved, %d added", a.Credits, open, delta)
 		case a.Credits+delta < 0:
 			return a, stage.Errorf(stage.CodeInvalid, "balance would go below zero: %d credits left, %d taken", a.Credits, -delta)
 		}

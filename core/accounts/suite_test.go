@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ func TestStore(t *testing.T) {
 		{"ClockSkewRefund", testClockSkewRefund},
 		{"ClockSkewIdempotency", testClockSkewIdempotency},
 		{"RefundOfReservationFromBeforeResetColumn", testRefundWithoutResetColumn},
+		{"CreditBesideOpenReservations", testCreditBesideOpenReservations},
 	}
 	for _, b := range backends {
 		t.Run(b.driver, func(t *testing.T) {
@@ -660,6 +662,7 @@ func TestOpenRejects(t *testing.T) {
 		{"empty sqlite path", DriverSQLite, "", testPlans, nil},
 		{"sqlite URI", DriverSQLite, "file:" + dir + "/x.db?mode=ro", testPlans, nil},
 		{"memory", DriverSQLite, ":memory:", testPlans, nil},
+		{"postgres URL", DriverSQLite, "postgres://mdpress@db.example:5432/mdpress", testPlans, nil},
 		{"unnamed plan", DriverSQLite, dir + "/a.db", []stage.Plan{{MonthlyCredits: 1}}, nil},
 		{"duplicate plan", DriverSQLite, dir + "/b.db", []stage.Plan{{Name: "a"}, {Name: "a"}}, nil},
 		{"negative plan credits", DriverSQLite, dir + "/c.db", []stage.Plan{{Name: "a", MonthlyCredits: -1}}, nil},
@@ -771,4 +774,39 @@ func testRefundWithoutResetColumn(t *testing.T, b backend) {
 		t.Errorf("balance %d, want 50: the new month's credit back, the old month's not", c)
 	}
 	checkLedger(t, st, a.ID)
+}
+
+// testCreditBesideOpenReservations: a top-up counts the credits that open
+// reservations may still bring back, so that no refund can overflow the
+// balance. One that did failed for good, and the sweeper, which stops at a
+// failed refund, then released no other account's reservation either.
+func testCreditBesideOpenReservations(t *testing.T, b backend) {
+	ctx := t.Context()
+	clk := newClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	s := open(t, b, b.newDB(t), WithClock(clk.Now))
+	unlimited := must[Account](t)(s.CreateAccount(ctx, "pro", ptr[int64](math.MaxInt64)))
+	other := must[Account](t)(s.CreateAccount(ctx, "free", ptr[int64](10)))
+	held := must[Reservation](t)(first(s.Reserve(ctx, ReserveParams{UserID: unlimited.ID, Credits: 5})))
+	must[Reservation](t)(first(s.Reserve(ctx, ReserveParams{UserID: other.ID, Credits: 1})))
+
+	_, err := s.Credit(ctx, unlimited.ID, 1, "top-up")
+	wantCode(t, err, stage.CodeInvalid)
+	if a := must[Account](t)(s.Credit(ctx, unlimited.ID, -1, "spent")); a.Credits != math.MaxInt64-6 {
+		t.Fatalf("balance %d, want MaxInt64-6", a.Credits)
+	}
+	if a := must[Account](t)(s.Credit(ctx, unlimited.ID, 1, "back")); a.Credits != math.MaxInt64-5 {
+		t.Fatalf("balance %d, want MaxInt64-5", a.Credits)
+	}
+
+	clk.Advance(DefaultReservationTTL + time.Second)
+	if n, err := s.ReleaseExpired(ctx); err != nil || n != 2 {
+		t.Fatalf("ReleaseExpired: %d, %v; want both reservations released", n, err)
+	}
+	if got := must[Account](t)(s.Account(ctx, unlimited.ID)).Credits; got != math.MaxInt64 {
+		t.Errorf("after the refund of %s: %d credits, want MaxInt64", held.ID, got)
+	}
+	if got := must[Account](t)(s.Account(ctx, other.ID)).Credits; got != 10 {
+		t.Errorf("the other account: %d credits, want 10", got)
+	}
+	checkLedger(t, s, unlimited.ID)
 }

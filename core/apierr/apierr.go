@@ -93,8 +93,10 @@ func FromStage(err error) *Error {
 		out = New(http.StatusTooManyRequests, NameBusy, msg).WithHint("retry after the Retry-After delay")
 		out.RetryAfter = 1
 	case stage.CodeTimeout:
-		out = New(http.StatusInternalServerError, NameTimeout, "rendering took longer than the time allowed").
-			WithHint("split the document or simplify it")
+		// Any stage's, not only the render's: a key check or a reservation
+		// waiting on a locked account store was told to split its document.
+		out = New(http.StatusInternalServerError, NameTimeout, "a processing stage took longer than the time allowed; no credit was charged").
+			WithHint("retry in a moment; a document that keeps timing out needs splitting or simplifying")
 	case stage.CodeUnavailable:
 		out = New(http.StatusInternalServerError, NameUnavailable, "a processing stage is unavailable; no credit was charged").
 			WithHint("retry in a moment")

@@ -31,6 +31,10 @@ func TestFromStage(t *testing.T) {
 		if e.Status != tt.status {
 			t.Errorf("%v -> %d, want %d", tt.err, e.Status, tt.status)
 		}
+		if tt.status >= 500 && !strings.Contains(e.Body.Error, "no credit was charged") {
+			// The contract's promise for a failure, whichever stage it was.
+			t.Errorf("%v -> %q does not say that no credit was charged", tt.err, e.Body.Error)
+		}
 		if strings.Contains(e.Body.Error+e.Body.Hint+e.Body.Message, "/run/") {
 			t.Errorf("internal detail in body: %+v", e.Body)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/time/rate"
 
@@ -27,7 +28,9 @@ func bearer(w http.ResponseWriter, r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(h, " ")
 	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 512 {
+	// A token that is not UTF-8 is no key, and the auth stage could not be
+	// asked: a protobuf string must be UTF-8, so the call failed with 500.
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 512 || !utf8.ValidString(token) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mdpress"`)
 		writeError(w, unauthorized())
 		return "", false

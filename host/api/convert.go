@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/core/apierr"
 	"github.com/mdpress/mdpress/core/pipeline"
@@ -243,6 +244,13 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 		return nil, "", &requestError{api: apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, "the Idempotency-Key header is longer than 255 characters").
 			WithDetails(map[string]any{"field": "Idempotency-Key", "received": fmt.Sprintf("%d characters", len(idemKey)), "allowed": "at most 255 characters"}).
 			WithHint("use a shorter key, such as a UUID")}
+	}
+	if !utf8.ValidString(idemKey) {
+		// It reaches the meter as a protobuf string, which must be UTF-8:
+		// the call failed to marshal and the client was told 500.
+		return nil, "", &requestError{api: apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, "the Idempotency-Key header is not valid UTF-8").
+			WithDetails(map[string]any{"field": "Idempotency-Key", "received": "bytes that are not UTF-8", "allowed": "UTF-8 text of at most 255 characters"}).
+			WithHint("use a key of ASCII letters, digits and dashes, such as a UUID")}
 	}
 	return conv, idemKey, nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 )
 
@@ -47,11 +48,22 @@ func (d *downloads) enter(r *http.Request) (release func(), ok bool) {
 }
 
 // clientAddr is the address a request came from, without its port: the
-// unit of the per-address bounds (downloads, sign-ups).
+// unit of the per-address bounds (downloads, sign-ups). An IPv6 client is
+// its /64, the least a network gives one host: counted by its whole
+// address, a client took a fresh one of its 2^64 for every sign-up, each
+// an account with the plan's free credits.
 func clientAddr(r *http.Request) string {
 	addr, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		addr = r.RemoteAddr
 	}
-	return addr
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	if ip = ip.Unmap(); ip.Is4() {
+		return ip.String()
+	}
+	block, _ := ip.WithZone("").Prefix(64)
+	return block.String()
 }
