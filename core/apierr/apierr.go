@@ -82,7 +82,12 @@ func FromStage(err error) *Error {
 	case stage.CodeUnauthenticated:
 		out = New(http.StatusUnauthorized, NameUnauthorized, msg)
 	case stage.CodeForbidden:
-		out = New(http.StatusForbidden, NameForbidden, msg)
+		name := NameForbidden
+		var se *stage.Error
+		if errors.As(err, &se) && se.Details["needed"] != "" {
+			name = NameInsufficient // the meter's refusal: it says what was needed
+		}
+		out = New(http.StatusForbidden, name, msg)
 	case stage.CodeNotFound:
 		out = New(http.StatusNotFound, NameNotFound, msg)
 	case stage.CodeGone:

@@ -53,6 +53,12 @@ func TestFromStageDetails(t *testing.T) {
 	refusal := &stage.Error{Code: stage.CodeForbidden, Message: "out of credits",
 		Details: map[string]string{"credits": "0", "needed": "1", "nextReset": "2026-12-24T03:16:33Z", "code": "007"}}
 	e := FromStage(refusal)
+	if e.Body.Message != NameInsufficient {
+		t.Errorf("out of credits named %q", e.Body.Message)
+	}
+	if other := FromStage(stage.Errorf(stage.CodeForbidden, "key lacks the scope")); other.Body.Message != NameForbidden {
+		t.Errorf("another refusal named %q", other.Body.Message)
+	}
 	want := map[string]any{"credits": int64(0), "needed": int64(1), "nextReset": "2026-12-24T03:16:33Z", "code": "007"}
 	if len(e.Body.Details) != len(want) {
 		t.Fatalf("details %v, want %v", e.Body.Details, want)

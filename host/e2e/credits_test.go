@@ -140,7 +140,7 @@ func checkBurst(t *testing.T, outs []outcome, want int) {
 			}
 		case http.StatusForbidden:
 			e := decodeError(t, o.status, o.body)
-			if e.Message != "Forbidden" || !strings.Contains(e.Error, "credits") {
+			if e.Message != "InsufficientCredits" || !strings.Contains(e.Error, "credits") {
 				t.Fatalf("request %d: 403 body %q does not say the credits ran out", i, o.body)
 			}
 		}
