@@ -62,10 +62,12 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 	var timeout *time.Timer
 	go func() {
 		var resp *stage.ParseResponse
+		parseCtx, cancel := within(pctx, st.ParseTimeout)
 		err := p.call(pctx, stage.NameParse, func() (e error) {
-			resp, e = parser.ParseParts(pctx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: true}, q.push)
+			resp, e = parser.ParseParts(parseCtx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: true}, q.push)
 			return e
 		})
+		cancel()
 		if err != nil {
 			q.fail()
 		} else {

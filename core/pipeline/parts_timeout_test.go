@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,44 @@ func TestRenderTimeoutAfterParse(t *testing.T) {
 	}
 	if got := f.called(); got != "reserve parse style render refund:timeout" {
 		t.Fatalf("calls = %q", got)
+	}
+}
+
+// Each stage's own timeout (parse.timeout, style.timeout, meter.timeout)
+// bounds its call within a request whose deadline is far off: the run
+// fails as a timeout of that stage, observed as its failure, and whatever
+// was reserved is refunded.
+func TestStageTimeouts(t *testing.T) {
+	hang := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	for _, tc := range []struct {
+		name  string
+		parts bool
+		set   func(*Stages, *fakes)
+	}{
+		{stage.NameParse, false, func(st *Stages, f *fakes) { st.ParseTimeout, f.onParse = 50*time.Millisecond, hang }},
+		{stage.NameParse, true, func(st *Stages, f *fakes) { st.ParseTimeout, f.onParse = 50*time.Millisecond, hang }},
+		{stage.NameStyle, false, func(st *Stages, f *fakes) { st.StyleTimeout, f.onStyle = 50*time.Millisecond, hang }},
+		{stage.NameMeter, false, func(st *Stages, f *fakes) { st.MeterTimeout, f.onReserve = 50*time.Millisecond, hang }},
+	} {
+		pf := newPartFakes([]string{"a"})
+		st := partStages(pf)
+		if !tc.parts {
+			st.RendererCaps = []string{stage.CapReadsTree}
+		}
+		tc.set(&st, pf.fakes)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		obs := &failures{}
+		start := time.Now()
+		_, err := New(obs.observe).Run(ctx, st, Job{})
+		cancel()
+		if stage.CodeOf(err) != stage.CodeTimeout || time.Since(start) > 10*time.Second {
+			t.Errorf("%s (parts %v): err %v after %v, want a timeout at its bound", tc.name, tc.parts, err, time.Since(start))
+		}
+		if o := obs.names(); !slices.Contains(o, tc.name) {
+			t.Errorf("%s (parts %v): failed stages observed %v", tc.name, tc.parts, o)
+		}
+		if got := pf.called(); tc.name != stage.NameMeter && !strings.Contains(got, "refund:") {
+			t.Errorf("%s (parts %v): calls %q, no refund", tc.name, tc.parts, got)
+		}
 	}
 }

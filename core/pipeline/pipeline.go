@@ -30,10 +30,13 @@ type Stages struct {
 	// RendererCaps are the renderer's declared capabilities; they decide
 	// which of HTML and the document tree it is sent.
 	RendererCaps []string
-	// RenderTimeout and SinkTimeout bound one render and one store (the
-	// operator's render.timeout and sink.timeout); 0: the request's
-	// deadline alone.
-	RenderTimeout, SinkTimeout time.Duration
+	// RenderTimeout, SinkTimeout, ParseTimeout and StyleTimeout bound one
+	// call of their stage (the operator's render.timeout, sink.timeout,
+	// parse.timeout and style.timeout); 0: the request's deadline alone.
+	RenderTimeout, SinkTimeout, ParseTimeout, StyleTimeout time.Duration
+	// MeterTimeout bounds one call of the meter (meter.timeout), which runs
+	// on past the request's deadline (see meterContext); 0: 10 s.
+	MeterTimeout time.Duration
 }
 
 // within is ctx bounded by d as well, when d is set.
@@ -210,7 +213,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		return nil, err // the client has gone, the deadline passed or the server cut it: nothing to reserve for
 	}
 	var reserve *stage.ReserveResponse
-	mctx, mcancel := meterContext(ctx)
+	mctx, mcancel := meterContext(ctx, st.MeterTimeout)
 	defer mcancel()
 	reserved := time.Now()
 	err = p.call(ctx, stage.NameMeter, func() (e error) {
@@ -233,7 +236,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	heldUntil := reserved.Add(reserve.Held)
 	refund := func(reason string) {
 		// The client may be gone; the refund must still happen.
-		rctx, cancel := meterContext(ctx)
+		rctx, cancel := meterContext(ctx, st.MeterTimeout)
 		defer cancel()
 		_ = p.call(rctx, stage.NameMeter, func() error {
 			_, e := st.Meter.Refund(rctx, &stage.RefundRequest{ReservationID: reserve.ReservationID, Reason: reason})
@@ -259,7 +262,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	}
 	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
 	charge := func() error {
-		cctx, ccancel := meterContext(ctx)
+		cctx, ccancel := meterContext(ctx, st.MeterTimeout)
 		defer ccancel()
 		return p.call(cctx, stage.NameMeter, func() error {
 			_, e := st.Meter.Commit(cctx, &stage.CommitRequest{ReservationID: reserve.ReservationID, Result: string(record)})
@@ -302,8 +305,9 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 // and more, for clocks of replicas that disagree.
 const lateCommitMargin = time.Minute
 
-// meterTimeout bounds one call of the meter made on a context of its own.
-const meterTimeout = 10 * time.Second
+// defaultMeterTimeout bounds one call of the meter, made on a context of
+// its own, when the operator sets no meter.timeout.
+const defaultMeterTimeout = 10 * time.Second
 
 // meterContext is the context of a call of the meter: once made, the call
 // runs to its end even if the client leaves or the request's deadline
@@ -312,8 +316,11 @@ const meterTimeout = 10 * time.Second
 // retries of its Idempotency-Key answered "in progress" meanwhile) or a
 // charge the client is told was refunded. Whether to make the call is
 // decided on the request's context before.
-func meterContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), meterTimeout)
+func meterContext(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		d = defaultMeterTimeout
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
 }
 
 // prepared is a parsed and styled document, or why it is not. When the
@@ -348,10 +355,12 @@ func (p *Pipeline) prepare(ctx context.Context, st Stages, job Job, reserved <-c
 			early <- styleResult{styled, err}
 		}()
 	}
+	pctx, pcancel := within(ctx, st.ParseTimeout)
 	pr.err = p.call(ctx, stage.NameParse, func() (e error) {
-		pr.parsed, e = st.Parser.Parse(ctx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: pr.treeOnly})
+		pr.parsed, e = st.Parser.Parse(pctx, &stage.ParseRequest{Markdown: job.Markdown, SkipHTML: pr.treeOnly})
 		return e
 	})
+	pcancel()
 	if early != nil {
 		r := <-early
 		if pr.err == nil {
@@ -387,8 +396,10 @@ func (p *Pipeline) style(ctx context.Context, st Stages, job Job, doc stage.Docu
 			return &stage.StyleResponse{Tokens: t}, nil
 		}
 	}
+	sctx, cancel := within(ctx, st.StyleTimeout)
+	defer cancel()
 	err = p.call(ctx, stage.NameStyle, func() (e error) {
-		styled, e = st.Styler.Style(ctx, req)
+		styled, e = st.Styler.Style(sctx, req)
 		return e
 	})
 	if err == nil && reusable {

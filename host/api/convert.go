@@ -302,7 +302,8 @@ func (s *Server) answer(w http.ResponseWriter, job pipeline.Job, res *pipeline.R
 }
 
 func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
-	st := pipeline.Stages{RenderTimeout: s.opt.RenderTimeout, SinkTimeout: s.opt.SinkTimeout}
+	st := pipeline.Stages{RenderTimeout: s.opt.RenderTimeout, SinkTimeout: s.opt.SinkTimeout,
+		ParseTimeout: s.opt.ParseTimeout, StyleTimeout: s.opt.StyleTimeout, MeterTimeout: s.opt.MeterTimeout}
 	for _, name := range []string{stage.NameMeter, stage.NameParse, stage.NameStyle, stage.NameRender, stage.NameSink} {
 		c, err := s.client(ctx, name)
 		if err != nil {
@@ -357,8 +358,14 @@ func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	ctx := r.Context()
+	if s.opt.MeterTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opt.MeterTimeout)
+		defer cancel()
+	}
 	start := time.Now()
-	acct, err := c.Account(r.Context(), &stage.AccountRequest{UserID: principal.UserID})
+	acct, err := c.Account(ctx, &stage.AccountRequest{UserID: principal.UserID})
 	s.metrics.ObserveStage(stage.NameMeter, s.stages.Plugin(stage.NameMeter), time.Since(start), err)
 	if err != nil {
 		e := apierr.FromStage(err)

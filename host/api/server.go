@@ -49,9 +49,10 @@ type Options struct {
 	MaxHeldBodyBytes int64
 	MaxHostedBytes   int64
 	RequestTimeout   time.Duration
-	// RenderTimeout and SinkTimeout bound one render and one store within
-	// the request (render.timeout, sink.timeout); 0: no bound of their own.
-	RenderTimeout, SinkTimeout time.Duration
+	// The stage timeouts bound one call of their stage within the request
+	// (auth.timeout, meter.timeout, ...); 0: no bound of their own, but the
+	// meter's 10 s (see pipeline.Stages).
+	AuthTimeout, MeterTimeout, ParseTimeout, StyleTimeout, RenderTimeout, SinkTimeout time.Duration
 	// MaxConcurrent conversions run at once; up to Queue more wait for a
 	// slot, and past that the API answers 429.
 	MaxConcurrent int

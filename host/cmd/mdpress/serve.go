@@ -104,7 +104,8 @@ func newServe(g *globals) *cobra.Command {
 			opts := api.Options{
 				PublicURL: c.PublicURL(), MaxBodyBytes: c.Server.MaxBodyBytes, MaxHostedBytes: c.Sink.MaxFileBytes,
 				RequestTimeout: c.Server.RequestTimeout, CreditsPerConversion: c.Credits.PerConversion,
-				RenderTimeout: c.Render.Timeout, SinkTimeout: c.Sink.Timeout,
+				AuthTimeout: c.Auth.Timeout, MeterTimeout: c.Meter.Timeout, ParseTimeout: c.Parse.Timeout,
+				StyleTimeout: c.Style.Timeout, RenderTimeout: c.Render.Timeout, SinkTimeout: c.Sink.Timeout,
 				MaxConcurrent: c.Server.MaxConcurrent, Queue: c.Server.Queue, MaxHeldBodyBytes: c.Server.MaxHeldBodyBytes,
 				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL,
 				MetricsSource: pluginMetrics(sup),
