@@ -1,0 +1,43 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/host/config"
+)
+
+// TestStageTimeoutsApply: a stage's timeout in the config bounds its calls
+// on a real server: with auth.timeout or parse.timeout far below what the
+// call takes, a conversion fails as a timeout and is not charged; before
+// a key check that times out, nothing is reserved.
+func TestStageTimeoutsApply(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(c *config.Config)
+	}{
+		{"auth", func(c *config.Config) { c.Auth.Timeout = time.Nanosecond }},
+		{"parse", func(c *config.Config) { c.Parse.Timeout = time.Nanosecond }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := startHost(t, fpdf(), writeConfig(t, tc.set))
+			_, key := h.account("pro", 5)
+			resp, body := h.post(key, map[string]string{"markdown": "# Hi"})
+			if resp.StatusCode != http.StatusInternalServerError {
+				t.Fatalf("status %d: %s", resp.StatusCode, body)
+			}
+			e := decodeError(t, resp.StatusCode, body)
+			if e.Message != "Timeout" || !strings.Contains(e.Error, "no credit was charged") {
+				t.Fatalf("body %+v", e)
+			}
+			if tc.name == "auth" {
+				return // the key check that times out is the balance's too
+			}
+			if credits := h.balance(key); credits != 5 {
+				t.Fatalf("%d credits left after a timed-out conversion, want 5", credits)
+			}
+		})
+	}
+}
