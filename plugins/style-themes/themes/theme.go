@@ -1,7 +1,6 @@
 package themes
 
 import (
-	"maps"
 	"bytes"
 	"embed"
 	"encoding/json"
@@ -9,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
