@@ -258,6 +258,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		return nil, err
 	}
 	if err = ctx.Err(); err != nil {
+		p.discard(ctx, st, res)
 		return nil, err // gone, past its deadline or cut at shutdown: no PDF is delivered, so no charge
 	}
 	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
@@ -274,6 +275,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		// meter: charge before the client has the PDF, as a meter that does
 		// not say how long it holds a reservation always is.
 		if err = charge(); err != nil {
+			p.discard(ctx, st, res)
 			return nil, err
 		}
 		return res, nil
@@ -299,6 +301,33 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	close(armed)
 	return res, nil
 }
+
+// discard deletes the stored file of a result that fails before the client
+// is given it: refunded, it would otherwise stay in the sink, unpaid for,
+// until it expired, days later. The call has a context of its own, as the
+// request's has often ended by then; a sink that cannot delete leaves the
+// file to expire.
+func (p *Pipeline) discard(ctx context.Context, st Stages, res *Result) {
+	d, ok := st.Sink.(stage.Deleter)
+	if !ok || res.FileID == "" {
+		return
+	}
+	timeout := st.SinkTimeout
+	if timeout <= 0 {
+		timeout = discardTimeout
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	start := time.Now()
+	err := d.Delete(dctx, &stage.DeleteRequest{ID: res.FileID})
+	if !errors.Is(err, errors.ErrUnsupported) {
+		p.observe(stage.NameSink, time.Since(start), err)
+	}
+}
+
+// discardTimeout bounds the delete of a discarded file when the operator
+// sets no sink.timeout.
+const discardTimeout = 10 * time.Second
 
 // lateCommitMargin is how long a reservation must still be held for its
 // commit to wait until the client has been answered: the meter's timeout

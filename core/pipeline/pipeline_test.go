@@ -131,6 +131,10 @@ func (f *fakes) Store(_ context.Context, r *stage.StoreRequest) (*stage.StoreRes
 	f.stored = r.PDF
 	return &stage.StoreResponse{ID: "file1"}, nil
 }
+func (f *fakes) Delete(_ context.Context, r *stage.DeleteRequest) error {
+	f.record("delete:" + r.ID)
+	return nil
+}
 func (f *fakes) Open(context.Context, *stage.OpenRequest) (*stage.OpenResponse, error) {
 	f.record("open")
 	return &stage.OpenResponse{Body: io.NopCloser(bytes.NewReader(f.stored))}, nil
@@ -717,4 +721,41 @@ func TestLateCommitDoesNotWaitPastTheHold(t *testing.T) {
 			t.Fatalf("commit: %v, want the charge's error", err)
 		}
 	})
+}
+
+// TestFailedResultDeleted: a stored file whose request then fails (the
+// client gone before the answer, the charge refused) is deleted with the
+// refund: no one was given its id, and it would stay until it expired. A
+// failure after the answer keeps it: the client has its URL.
+func TestFailedResultDeleted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), onRender: func(context.Context) error { cancel(); return nil }}
+	if _, err := New(nil).Run(ctx, stagesOf(gone), Job{Hosted: true}); err == nil {
+		t.Fatal("a client gone before the answer got a result")
+	}
+	if got := gone.called(); got != "reserve parse style render store:Report - Q1.pdf delete:file1 refund:internal" {
+		t.Errorf("client gone: calls %q", got)
+	}
+
+	refused := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), onCommit: func(context.Context) error { return stage.Errorf(stage.CodeUnavailable, "store down") }}
+	if _, err := New(nil).Run(context.Background(), stagesOf(refused), Job{Hosted: true, IdempotencyKey: "k"}); err == nil {
+		t.Fatal("a refused charge gave a result")
+	}
+	if got := refused.called(); got != "reserve parse style render store:Report - Q1.pdf commit delete:file1 refund:unavailable" {
+		t.Errorf("charge refused: calls %q", got)
+	}
+
+	// Charged after the answer, and refused: the URL is out, the file stays.
+	after := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute, onCommit: func(context.Context) error { return stage.Errorf(stage.CodeUnavailable, "store down") }}
+	p := New(nil)
+	res, err := p.Finish(context.Background(), stagesOf(after), Job{Hosted: true}, p.Start(context.Background(), stagesOf(after), Job{Hosted: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Commit(); err == nil {
+		t.Fatal("the refused charge was not reported")
+	}
+	if got := after.called(); strings.Contains(got, "delete") {
+		t.Errorf("a delivered URL's file was deleted: calls %q", got)
+	}
 }

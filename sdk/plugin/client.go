@@ -3,6 +3,8 @@ package plugin
 import (
 	"context"
 	"errors"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"io"
 	"time"
 
@@ -195,6 +197,21 @@ func (c *Client) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Sto
 		return nil, fromStatus(err)
 	}
 	return &stage.StoreResponse{ID: out.Id, URL: out.Url, ExpiresAt: timeFromPB(out.ExpiresAt)}, nil
+}
+
+// Delete asks the sink to delete a file. A plugin whose sink is not a
+// stage.Deleter, or that was built before Delete existed, answers
+// Unimplemented: errors.ErrUnsupported here, and its files expire as they
+// always did.
+func (c *Client) Delete(ctx context.Context, req *stage.DeleteRequest) error {
+	_, err := c.sink.Delete(ctx, &pb.DeleteRequest{Id: req.ID})
+	if status.Code(err) == codes.Unimplemented {
+		return errors.ErrUnsupported
+	}
+	if err != nil {
+		return fromStatus(err)
+	}
+	return nil
 }
 
 // Open starts streaming the file; the response's Body reads the chunks as

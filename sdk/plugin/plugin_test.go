@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -258,5 +259,37 @@ func TestReserveCarriesHoldTime(t *testing.T) {
 	}
 	if r.ReservationID != "r1" || r.Held != 90*time.Second {
 		t.Fatalf("reserve = %+v, want r1 held 1m30s", r)
+	}
+}
+
+// deletingSink is a sink that deletes, recording what.
+type deletingSink struct {
+	*fakeStages
+	deleted []string
+}
+
+func (d *deletingSink) Delete(_ context.Context, req *stage.DeleteRequest) error {
+	if req.ID == "locked" {
+		return stage.Errorf(stage.CodeUnavailable, "volume read-only")
+	}
+	d.deleted = append(d.deleted, req.ID)
+	return nil
+}
+
+// TestSinkDelete: Delete reaches a sink that deletes, with its errors; a
+// sink that does not answers errors.ErrUnsupported, which the host reads
+// as "leave the file to expire".
+func TestSinkDelete(t *testing.T) {
+	d := &deletingSink{fakeStages: &fakeStages{}}
+	c := connect(t, stage.NameSink, d)
+	if err := c.Delete(context.Background(), &stage.DeleteRequest{ID: "f1"}); err != nil || !slices.Equal(d.deleted, []string{"f1"}) {
+		t.Fatalf("Delete: %v, deleted %v", err, d.deleted)
+	}
+	if err := c.Delete(context.Background(), &stage.DeleteRequest{ID: "locked"}); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("a failed Delete: %v, want the sink's CodeUnavailable", err)
+	}
+	plain := connect(t, stage.NameSink, &fakeStages{})
+	if err := plain.Delete(context.Background(), &stage.DeleteRequest{ID: "f1"}); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("Delete on a sink without it: %v, want errors.ErrUnsupported", err)
 	}
 }

@@ -236,6 +236,19 @@ func (s *sinkServer) Store(stream grpc.ClientStreamingServer[pb.StoreChunk, pb.S
 	return stream.SendAndClose(&pb.StoreResponse{Id: resp.ID, Url: resp.URL, ExpiresAt: timeToPB(resp.ExpiresAt)})
 }
 
+// Delete deletes through a sink that is a stage.Deleter; one that is not
+// answers Unimplemented, as a plugin built before Delete existed does.
+func (s *sinkServer) Delete(ctx context.Context, req *pb.DeleteRequest) (*pb.DeleteResponse, error) {
+	d, ok := s.impl.(stage.Deleter)
+	if !ok {
+		return s.UnimplementedSinkServer.Delete(ctx, req)
+	}
+	if err := d.Delete(ctx, &stage.DeleteRequest{ID: req.GetId()}); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.DeleteResponse{}, nil
+}
+
 func (s *sinkServer) Open(req *pb.OpenRequest, stream grpc.ServerStreamingServer[pb.OpenChunk]) error {
 	resp, err := s.impl.Open(stream.Context(), &stage.OpenRequest{ID: req.GetId(), Offset: req.GetOffset(), Length: req.GetLength()})
 	if err != nil {

@@ -266,6 +266,32 @@ func Sink(t *testing.T, s stage.Sink, cfg Config) {
 			t.Errorf("Open(%q): %v, want CodeNotFound", id, err)
 		}
 	}
+	deleter(t, s, st.ID)
+}
+
+// deleter checks a sink's Delete, when it has one: the file is gone for
+// good, and deleting it again, or a file never stored, succeeds.
+func deleter(t *testing.T, s stage.Sink, id string) {
+	t.Helper()
+	d, ok := s.(stage.Deleter)
+	if !ok {
+		return
+	}
+	err := d.Delete(ctxT(t), &stage.DeleteRequest{ID: id})
+	if errors.Is(err, errors.ErrUnsupported) {
+		return // a plugin whose sink does not delete
+	}
+	if err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if _, err := s.Open(ctxT(t), &stage.OpenRequest{ID: id, Length: -1}); stage.CodeOf(err) != stage.CodeNotFound {
+		t.Errorf("Open after Delete: %v, want CodeNotFound", err)
+	}
+	for _, again := range []string{id, "0123456789abcdef0123456789abcdef"} {
+		if err := d.Delete(ctxT(t), &stage.DeleteRequest{ID: again}); err != nil {
+			t.Errorf("Delete(%q) of a file that is not there: %v", again, err)
+		}
+	}
 }
 
 // Authenticator checks an auth plugin with a valid token it should accept.

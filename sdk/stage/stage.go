@@ -331,6 +331,20 @@ type StoreResponse struct {
 	ExpiresAt time.Time
 }
 
+// Deleter is a Sink that can delete what it stored. The host deletes the
+// file of a request that failed after its Store (the client gone before
+// the answer, the charge failed), whose id no one was given; a sink that
+// is not a Deleter leaves such files to expire with their TTL (through the
+// SDK's client, its Delete answers errors.ErrUnsupported). Deleting a file
+// that is already gone succeeds.
+type Deleter interface {
+	Delete(ctx context.Context, req *DeleteRequest) error
+}
+
+type DeleteRequest struct {
+	ID string
+}
+
 // OpenRequest asks for a hosted file, or a byte range of it.
 type OpenRequest struct {
 	ID     string

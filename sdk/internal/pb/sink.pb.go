@@ -22,6 +22,86 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type DeleteRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRequest) Reset() {
+	*x = DeleteRequest{}
+	mi := &file_sink_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRequest) ProtoMessage() {}
+
+func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sink_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
+func (*DeleteRequest) Descriptor() ([]byte, []int) {
+	return file_sink_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *DeleteRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type DeleteResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteResponse) Reset() {
+	*x = DeleteResponse{}
+	mi := &file_sink_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteResponse) ProtoMessage() {}
+
+func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sink_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
+func (*DeleteResponse) Descriptor() ([]byte, []int) {
+	return file_sink_proto_rawDescGZIP(), []int{1}
+}
+
 type StoreHeader struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
@@ -34,7 +114,7 @@ type StoreHeader struct {
 
 func (x *StoreHeader) Reset() {
 	*x = StoreHeader{}
-	mi := &file_sink_proto_msgTypes[0]
+	mi := &file_sink_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +126,7 @@ func (x *StoreHeader) String() string {
 func (*StoreHeader) ProtoMessage() {}
 
 func (x *StoreHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_sink_proto_msgTypes[0]
+	mi := &file_sink_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +139,7 @@ func (x *StoreHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreHeader.ProtoReflect.Descriptor instead.
 func (*StoreHeader) Descriptor() ([]byte, []int) {
-	return file_sink_proto_rawDescGZIP(), []int{0}
+	return file_sink_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *StoreHeader) GetOwner() string {
@@ -100,7 +180,7 @@ type StoreChunk struct {
 
 func (x *StoreChunk) Reset() {
 	*x = StoreChunk{}
-	mi := &file_sink_proto_msgTypes[1]
+	mi := &file_sink_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -112,7 +192,7 @@ func (x *StoreChunk) String() string {
 func (*StoreChunk) ProtoMessage() {}
 
 func (x *StoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_sink_proto_msgTypes[1]
+	mi := &file_sink_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -125,7 +205,7 @@ func (x *StoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreChunk.ProtoReflect.Descriptor instead.
 func (*StoreChunk) Descriptor() ([]byte, []int) {
-	return file_sink_proto_rawDescGZIP(), []int{1}
+	return file_sink_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *StoreChunk) GetHeader() *StoreHeader {
@@ -153,7 +233,7 @@ type StoreResponse struct {
 
 func (x *StoreResponse) Reset() {
 	*x = StoreResponse{}
-	mi := &file_sink_proto_msgTypes[2]
+	mi := &file_sink_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -165,7 +245,7 @@ func (x *StoreResponse) String() string {
 func (*StoreResponse) ProtoMessage() {}
 
 func (x *StoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sink_proto_msgTypes[2]
+	mi := &file_sink_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -178,7 +258,7 @@ func (x *StoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreResponse.ProtoReflect.Descriptor instead.
 func (*StoreResponse) Descriptor() ([]byte, []int) {
-	return file_sink_proto_rawDescGZIP(), []int{2}
+	return file_sink_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *StoreResponse) GetId() string {
@@ -213,7 +293,7 @@ type OpenRequest struct {
 
 func (x *OpenRequest) Reset() {
 	*x = OpenRequest{}
-	mi := &file_sink_proto_msgTypes[3]
+	mi := &file_sink_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -225,7 +305,7 @@ func (x *OpenRequest) String() string {
 func (*OpenRequest) ProtoMessage() {}
 
 func (x *OpenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sink_proto_msgTypes[3]
+	mi := &file_sink_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -238,7 +318,7 @@ func (x *OpenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRequest.ProtoReflect.Descriptor instead.
 func (*OpenRequest) Descriptor() ([]byte, []int) {
-	return file_sink_proto_rawDescGZIP(), []int{3}
+	return file_sink_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OpenRequest) GetId() string {
@@ -275,7 +355,7 @@ type OpenInfo struct {
 
 func (x *OpenInfo) Reset() {
 	*x = OpenInfo{}
-	mi := &file_sink_proto_msgTypes[4]
+	mi := &file_sink_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -287,7 +367,7 @@ func (x *OpenInfo) String() string {
 func (*OpenInfo) ProtoMessage() {}
 
 func (x *OpenInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_sink_proto_msgTypes[4]
+	mi := &file_sink_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -300,7 +380,7 @@ func (x *OpenInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenInfo.ProtoReflect.Descriptor instead.
 func (*OpenInfo) Descriptor() ([]byte, []int) {
-	return file_sink_proto_rawDescGZIP(), []int{4}
+	return file_sink_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OpenInfo) GetSize() int64 {
@@ -348,7 +428,7 @@ type OpenChunk struct {
 
 func (x *OpenChunk) Reset() {
 	*x = OpenChunk{}
-	mi := &file_sink_proto_msgTypes[5]
+	mi := &file_sink_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -360,7 +440,7 @@ func (x *OpenChunk) String() string {
 func (*OpenChunk) ProtoMessage() {}
 
 func (x *OpenChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_sink_proto_msgTypes[5]
+	mi := &file_sink_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -373,7 +453,7 @@ func (x *OpenChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenChunk.ProtoReflect.Descriptor instead.
 func (*OpenChunk) Descriptor() ([]byte, []int) {
-	return file_sink_proto_rawDescGZIP(), []int{5}
+	return file_sink_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *OpenChunk) GetInfo() *OpenInfo {
@@ -396,7 +476,10 @@ const file_sink_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
 	"sink.proto\x12\n" +
-	"mdpress.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n" +
+	"mdpress.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1f\n" +
+	"\rDeleteRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\x10\n" +
+	"\x0eDeleteResponse\"t\n" +
 	"\vStoreHeader\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12\x1f\n" +
@@ -425,10 +508,11 @@ const file_sink_proto_rawDesc = "" +
 	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"I\n" +
 	"\tOpenChunk\x12(\n" +
 	"\x04info\x18\x01 \x01(\v2\x14.mdpress.v1.OpenInfoR\x04info\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data2~\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data2\xbf\x01\n" +
 	"\x04Sink\x12<\n" +
 	"\x05Store\x12\x16.mdpress.v1.StoreChunk\x1a\x19.mdpress.v1.StoreResponse(\x01\x128\n" +
-	"\x04Open\x12\x17.mdpress.v1.OpenRequest\x1a\x15.mdpress.v1.OpenChunk0\x01B,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
+	"\x04Open\x12\x17.mdpress.v1.OpenRequest\x1a\x15.mdpress.v1.OpenChunk0\x01\x12?\n" +
+	"\x06Delete\x12\x19.mdpress.v1.DeleteRequest\x1a\x1a.mdpress.v1.DeleteResponseB,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
 
 var (
 	file_sink_proto_rawDescOnce sync.Once
@@ -442,28 +526,32 @@ func file_sink_proto_rawDescGZIP() []byte {
 	return file_sink_proto_rawDescData
 }
 
-var file_sink_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_sink_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_sink_proto_goTypes = []any{
-	(*StoreHeader)(nil),           // 0: mdpress.v1.StoreHeader
-	(*StoreChunk)(nil),            // 1: mdpress.v1.StoreChunk
-	(*StoreResponse)(nil),         // 2: mdpress.v1.StoreResponse
-	(*OpenRequest)(nil),           // 3: mdpress.v1.OpenRequest
-	(*OpenInfo)(nil),              // 4: mdpress.v1.OpenInfo
-	(*OpenChunk)(nil),             // 5: mdpress.v1.OpenChunk
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(*DeleteRequest)(nil),         // 0: mdpress.v1.DeleteRequest
+	(*DeleteResponse)(nil),        // 1: mdpress.v1.DeleteResponse
+	(*StoreHeader)(nil),           // 2: mdpress.v1.StoreHeader
+	(*StoreChunk)(nil),            // 3: mdpress.v1.StoreChunk
+	(*StoreResponse)(nil),         // 4: mdpress.v1.StoreResponse
+	(*OpenRequest)(nil),           // 5: mdpress.v1.OpenRequest
+	(*OpenInfo)(nil),              // 6: mdpress.v1.OpenInfo
+	(*OpenChunk)(nil),             // 7: mdpress.v1.OpenChunk
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
 }
 var file_sink_proto_depIdxs = []int32{
-	0, // 0: mdpress.v1.StoreChunk.header:type_name -> mdpress.v1.StoreHeader
-	6, // 1: mdpress.v1.StoreResponse.expires_at:type_name -> google.protobuf.Timestamp
-	6, // 2: mdpress.v1.OpenInfo.created:type_name -> google.protobuf.Timestamp
-	6, // 3: mdpress.v1.OpenInfo.expires_at:type_name -> google.protobuf.Timestamp
-	4, // 4: mdpress.v1.OpenChunk.info:type_name -> mdpress.v1.OpenInfo
-	1, // 5: mdpress.v1.Sink.Store:input_type -> mdpress.v1.StoreChunk
-	3, // 6: mdpress.v1.Sink.Open:input_type -> mdpress.v1.OpenRequest
-	2, // 7: mdpress.v1.Sink.Store:output_type -> mdpress.v1.StoreResponse
-	5, // 8: mdpress.v1.Sink.Open:output_type -> mdpress.v1.OpenChunk
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
+	2, // 0: mdpress.v1.StoreChunk.header:type_name -> mdpress.v1.StoreHeader
+	8, // 1: mdpress.v1.StoreResponse.expires_at:type_name -> google.protobuf.Timestamp
+	8, // 2: mdpress.v1.OpenInfo.created:type_name -> google.protobuf.Timestamp
+	8, // 3: mdpress.v1.OpenInfo.expires_at:type_name -> google.protobuf.Timestamp
+	6, // 4: mdpress.v1.OpenChunk.info:type_name -> mdpress.v1.OpenInfo
+	3, // 5: mdpress.v1.Sink.Store:input_type -> mdpress.v1.StoreChunk
+	5, // 6: mdpress.v1.Sink.Open:input_type -> mdpress.v1.OpenRequest
+	0, // 7: mdpress.v1.Sink.Delete:input_type -> mdpress.v1.DeleteRequest
+	4, // 8: mdpress.v1.Sink.Store:output_type -> mdpress.v1.StoreResponse
+	7, // 9: mdpress.v1.Sink.Open:output_type -> mdpress.v1.OpenChunk
+	1, // 10: mdpress.v1.Sink.Delete:output_type -> mdpress.v1.DeleteResponse
+	8, // [8:11] is the sub-list for method output_type
+	5, // [5:8] is the sub-list for method input_type
 	5, // [5:5] is the sub-list for extension type_name
 	5, // [5:5] is the sub-list for extension extendee
 	0, // [0:5] is the sub-list for field type_name
@@ -480,7 +568,7 @@ func file_sink_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sink_proto_rawDesc), len(file_sink_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

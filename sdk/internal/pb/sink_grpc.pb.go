@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Sink_Store_FullMethodName = "/mdpress.v1.Sink/Store"
-	Sink_Open_FullMethodName  = "/mdpress.v1.Sink/Open"
+	Sink_Store_FullMethodName  = "/mdpress.v1.Sink/Store"
+	Sink_Open_FullMethodName   = "/mdpress.v1.Sink/Open"
+	Sink_Delete_FullMethodName = "/mdpress.v1.Sink/Delete"
 )
 
 // SinkClient is the client API for Sink service.
@@ -31,6 +32,9 @@ type SinkClient interface {
 	Store(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[StoreChunk, StoreResponse], error)
 	// Open sends the file's metadata, then the requested range in chunks.
 	Open(ctx context.Context, in *OpenRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[OpenChunk], error)
+	// Delete removes a stored file that no one was given (its request failed
+	// after the store); a file already gone is no error.
+	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error)
 }
 
 type sinkClient struct {
@@ -73,6 +77,16 @@ func (c *sinkClient) Open(ctx context.Context, in *OpenRequest, opts ...grpc.Cal
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Sink_OpenClient = grpc.ServerStreamingClient[OpenChunk]
 
+func (c *sinkClient) Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteResponse)
+	err := c.cc.Invoke(ctx, Sink_Delete_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SinkServer is the server API for Sink service.
 // All implementations must embed UnimplementedSinkServer
 // for forward compatibility.
@@ -81,6 +95,9 @@ type SinkServer interface {
 	Store(grpc.ClientStreamingServer[StoreChunk, StoreResponse]) error
 	// Open sends the file's metadata, then the requested range in chunks.
 	Open(*OpenRequest, grpc.ServerStreamingServer[OpenChunk]) error
+	// Delete removes a stored file that no one was given (its request failed
+	// after the store); a file already gone is no error.
+	Delete(context.Context, *DeleteRequest) (*DeleteResponse, error)
 	mustEmbedUnimplementedSinkServer()
 }
 
@@ -96,6 +113,9 @@ func (UnimplementedSinkServer) Store(grpc.ClientStreamingServer[StoreChunk, Stor
 }
 func (UnimplementedSinkServer) Open(*OpenRequest, grpc.ServerStreamingServer[OpenChunk]) error {
 	return status.Error(codes.Unimplemented, "method Open not implemented")
+}
+func (UnimplementedSinkServer) Delete(context.Context, *DeleteRequest) (*DeleteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
 }
 func (UnimplementedSinkServer) mustEmbedUnimplementedSinkServer() {}
 func (UnimplementedSinkServer) testEmbeddedByValue()              {}
@@ -136,13 +156,36 @@ func _Sink_Open_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Sink_OpenServer = grpc.ServerStreamingServer[OpenChunk]
 
+func _Sink_Delete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SinkServer).Delete(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sink_Delete_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SinkServer).Delete(ctx, req.(*DeleteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Sink_ServiceDesc is the grpc.ServiceDesc for Sink service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var Sink_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "mdpress.v1.Sink",
 	HandlerType: (*SinkServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Delete",
+			Handler:    _Sink_Delete_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Store",
