@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -152,6 +153,59 @@ func TestServeOnPortZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+}
+
+// TestStopDuringStartup: SIGTERM while the plugins start (Chromium takes
+// seconds) stops the host at once with exit 0, as a stop after startup
+// does, and leaves no plugin running.
+func TestStopDuringStartup(t *testing.T) {
+	if !chromiumAvailable() {
+		t.Skip("chromium not installed (apt-get install chromium): no startup slow enough to interrupt")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "serve", "--addr", "127.0.0.1:0", "--backend", "chrome",
+		"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+	cmd.Env = cleanEnv()
+	logs := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The quick plugins are up; the browser is still starting.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "msg=\"plugin ready\""); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no plugin ready:\n%s", logs.String())
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, logs.String())
+		}
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("still running 20 s after SIGTERM:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "plugins ready") {
+		t.Skip("the browser was up before the signal: the ordinary shutdown ran")
+	}
+	if !strings.Contains(logs.String(), "stopped during startup") {
+		t.Errorf("no word of the stop:\n%s", logs.String())
+	}
+	// The plugins that were up have gone with the host.
+	for _, m := range regexp.MustCompile(`msg="plugin ready".* pid=(\d+)`).FindAllStringSubmatch(logs.String(), -1) {
+		pid, _ := strconv.Atoi(m[1])
+		for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("plugin %d outlived the host", pid)
+				break
+			}
+		}
+	}
 }
 
 // TestLogSettingsChecked: a mistyped log level or format is an error that

@@ -96,6 +96,13 @@ func newServe(g *globals) *cobra.Command {
 			}
 			start := time.Now()
 			if err := sup.Start(ctx, sp); err != nil {
+				if ctx.Err() != nil {
+					// SIGTERM or Ctrl-C while the plugins (a browser) were
+					// starting: a stop asked for, as after startup, not a
+					// failure for a service manager to report.
+					log.Info("stopped during startup", "reason", context.Cause(ctx))
+					return nil
+				}
 				return err
 			}
 			defer sup.Stop()
