@@ -41,7 +41,8 @@ type Options struct {
 	PublicURL    string
 	MaxBodyBytes int64
 	// MaxHeldBodyBytes bounds the request bodies held at once, from the
-	// first byte read until the response; past it the API answers 429.
+	// first byte read until the response, and the PDFs being written out
+	// with them; past it the API answers 429.
 	// Default: two full-size bodies per conversion slot, or a
 	// TypicalBodyBytes body for every slot and queue place if that is more
 	// (the host peaks at about five times this while they are read and
