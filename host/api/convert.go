@@ -265,10 +265,7 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 // that answers waiting for their clients are bounded with the bodies.
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody, job pipeline.Job, res *pipeline.Result, err error) {
 	if err != nil {
-		if isCanceled(err) && r.Context().Err() != nil && !errors.Is(context.Cause(r.Context()), ErrShuttingDown) {
-			return // the client went away; the reservation was refunded
-		}
-		s.fail(w, r, err)
+		s.fail(w, r, err) // the client gone too: the reservation was refunded
 		return
 	}
 	held.hold(int64(len(res.PDF)))
@@ -374,6 +371,10 @@ func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	acct, err := c.Account(ctx, &stage.AccountRequest{UserID: principal.UserID})
 	s.metrics.ObserveStage(stage.NameMeter, s.stages.Plugin(stage.NameMeter), time.Since(start), err)
+	if err != nil && isCanceled(err) {
+		s.fail(w, r, err) // the client gone, or a shutdown
+		return
+	}
 	if err != nil {
 		e := apierr.FromStage(err)
 		if e.Status >= 500 {
