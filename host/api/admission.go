@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -21,11 +22,13 @@ func newAdmission(concurrent, queue int) *admission {
 	return &admission{slots: make(chan struct{}, concurrent), queue: int64(queue)}
 }
 
-// enter waits for a slot; the returned func releases it.
+// enter waits for a slot; the returned func releases it, and may be
+// called again (a handler gives the slot back once its conversion is done,
+// and again on its way out).
 func (a *admission) enter(ctx context.Context) (func(), error) {
 	select {
 	case a.slots <- struct{}{}:
-		return a.leave, nil
+		return sync.OnceFunc(a.leave), nil
 	default:
 	}
 	if a.waiting.Add(1) > a.queue {
@@ -35,7 +38,7 @@ func (a *admission) enter(ctx context.Context) (func(), error) {
 	defer a.waiting.Add(-1)
 	select {
 	case a.slots <- struct{}{}:
-		return a.leave, nil
+		return sync.OnceFunc(a.leave), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -56,6 +56,14 @@ func (r *heldBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// hold counts n more bytes for the request, past the bound if need be: an
+// answer already made is sent, but requests that come meanwhile find less
+// room.
+func (r *heldBody) hold(n int64) {
+	r.b.used.Add(n)
+	r.held += n
+}
+
 // release gives back what the body held, when the request has answered.
 func (r *heldBody) release() {
 	r.b.give(r.held)

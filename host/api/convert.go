@@ -54,7 +54,8 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 	}
 	job := s.job(conv, idemKey, principal)
 	res, err := s.pipe.Finish(ctx, stages, job, s.pipe.Start(ctx, stages, job))
-	s.deliver(w, r, job, res, err)
+	release()
+	s.deliver(w, r, held, job, res, err)
 }
 
 // earlyHint returns what the last check said about token when its request
@@ -148,7 +149,8 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *held
 	}
 	job := s.job(conv, idemKey, principal)
 	res, err := s.pipe.Finish(ctx, stages, job, prep)
-	s.deliver(w, r, job, res, err)
+	release()
+	s.deliver(w, r, held, job, res, err)
 }
 
 // job is the pipeline's view of one conversion.
@@ -256,15 +258,17 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 }
 
 // deliver answers a finished conversion, then commits its charge: the
-// client does not wait for the meter.
-func (s *Server) deliver(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result, err error) {
+// client does not wait for the meter. It runs without a conversion slot:
+// a client that does not read its PDF held the slot until the write
+// timeout (three minutes by default), so two clients per core stopped all
+// conversions. The PDF is counted with the request's body instead, so
+// that answers waiting for their clients are bounded with the bodies.
+func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody, job pipeline.Job, res *pipeline.Result, err error) {
 	if err != nil {
-		if isCanceled(err) && r.Context().Err() != nil && !errors.Is(context.Cause(r.Context()), ErrShuttingDown) {
-			return // the client went away; the reservation was refunded
-		}
-		s.fail(w, r, err)
+		s.fail(w, r, err) // the client gone too: the reservation was refunded
 		return
 	}
+	held.hold(int64(len(res.PDF)))
 	s.answer(w, job, res)
 	if err := res.Commit(); err != nil {
 		// The client has its PDF; the credits went back to the account.
@@ -367,6 +371,10 @@ func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	acct, err := c.Account(ctx, &stage.AccountRequest{UserID: principal.UserID})
 	s.metrics.ObserveStage(stage.NameMeter, s.stages.Plugin(stage.NameMeter), time.Since(start), err)
+	if err != nil && isCanceled(err) {
+		s.fail(w, r, err) // the client gone, or a shutdown
+		return
+	}
 	if err != nil {
 		e := apierr.FromStage(err)
 		if e.Status >= 500 {

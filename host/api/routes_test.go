@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,5 +154,26 @@ func TestFailuresElsewhereSpeakOfNoCredit(t *testing.T) {
 	}
 	if body := fail("/v1/pdf/markdown"); !strings.Contains(body, "no credit was charged") {
 		t.Errorf("conversion: %s", body)
+	}
+}
+
+// TestClientGoneNotAServerError: a request whose client went away while it
+// waited (for a slot, a key check, a plugin) is no server error: it is not
+// logged at ERROR, and it is counted as 499, not 500.
+func TestClientGoneNotAServerError(t *testing.T) {
+	var logs bytes.Buffer
+	s := &Server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	ctx, gone := context.WithCancel(context.Background())
+	gone()
+	for _, path := range []string{"/v1/pdf/markdown", "/v1/user/info"} {
+		r := httptest.NewRequest("POST", path, nil).WithContext(ctx)
+		w := httptest.NewRecorder()
+		s.fail(w, r, fmt.Errorf("admission: %w", context.Canceled))
+		if w.Code != StatusClientClosed {
+			t.Errorf("%s: %d, want %d", path, w.Code, StatusClientClosed)
+		}
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("logged as an error:\n%s", logs.String())
 	}
 }

@@ -41,7 +41,8 @@ type Options struct {
 	PublicURL    string
 	MaxBodyBytes int64
 	// MaxHeldBodyBytes bounds the request bodies held at once, from the
-	// first byte read until the response; past it the API answers 429.
+	// first byte read until the response, and the PDFs being written out
+	// with them; past it the API answers 429.
 	// Default: two full-size bodies per conversion slot, or a
 	// TypicalBodyBytes body for every slot and queue place if that is more
 	// (the host peaks at about five times this while they are read and
@@ -199,11 +200,20 @@ func writeError(w http.ResponseWriter, e *apierr.Error) {
 // server cut at shutdown is told so, wherever it was waiting.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	converting := r.URL.Path == convertPath
-	if cause := context.Cause(r.Context()); isCanceled(err) && errors.Is(cause, ErrShuttingDown) {
+	cause := context.Cause(r.Context())
+	if isCanceled(err) && errors.Is(cause, ErrShuttingDown) {
 		err = cause
 		if !converting {
 			err = shuttingDown("the server is shutting down")
 		}
+	} else if isCanceled(err) && r.Context().Err() != nil {
+		// The client went away (while its request waited for a slot, say):
+		// no server error. As a 500 at ERROR, every client that gave up in
+		// a full queue wrote an error line and raised the 5xx ratio that
+		// the alerts watch.
+		s.log.Info("client went away", "requestId", requestID(r.Context()), "err", err)
+		w.WriteHeader(StatusClientClosed)
+		return
 	}
 	e := apierr.FromStage(err)
 	if !converting {
@@ -219,6 +229,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func isCanceled(err error) bool { return errors.Is(err, context.Canceled) }
+
+// StatusClientClosed is what a request whose client went away before its
+// answer counts as in mdpress_http_requests_total (nginx's 499); the
+// client, gone, sees nothing.
+const StatusClientClosed = 499
 
 // convertPath is the conversion's route: its failures tell the client it
 // was not charged, which others do not speak of.

@@ -68,7 +68,8 @@ type Server struct {
 	MaxConcurrent   int           `yaml:"maxConcurrent"`
 	Queue           int           `yaml:"queue"`
 	// MaxHeldBodyBytes bounds the request bodies held at once, waiting or
-	// converting; 0: the API's default (see api.Options).
+	// converting, and the PDFs being written out with them; 0: the API's
+	// default (see api.Options).
 	MaxHeldBodyBytes int64 `yaml:"maxHeldBodyBytes"`
 }
 

@@ -1,9 +1,16 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mdpress/mdpress/host/config"
 )
@@ -73,5 +80,42 @@ func TestAdmissionQueueHoldsLargeDocuments(t *testing.T) {
 		if o.status == 429 {
 			decodeError(t, o.status, o.body)
 		}
+	}
+}
+
+// TestUnreadAnswerFreesSlot: a client that asks for a PDF larger than the
+// sockets' buffers and never reads it does not keep the conversion slot
+// while the host waits to write the rest (until the write timeout, a
+// minute past the request timeout): with one slot, another client's
+// conversion is answered meanwhile.
+func TestUnreadAnswerFreesSlot(t *testing.T) {
+	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Server.MaxConcurrent = 1 }))
+	_, key := h.account("pro", 100)
+	// About 11 MB of PDF, more than loopback's socket buffers take.
+	var doc strings.Builder
+	for i := range 40000 {
+		fmt.Fprintf(&doc, "## Section %d\n\nA paragraph of text that takes some laying out, number %d.\n\n", i, i)
+	}
+	body, _ := json.Marshal(map[string]string{"markdown": doc.String()})
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(h.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/pdf/markdown HTTP/1.1\r\nHost: mdpress\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", key, len(body))
+	if _, err := conn.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the large conversion takes the slot first
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	o := call(ctx, http.DefaultClient, h.URL, key, map[string]string{"markdown": "# Small"}, nil)
+	if o.err != nil || o.status != 200 {
+		t.Fatalf("a conversion beside an unread answer: %d %v after %s, want 200", o.status, o.err, time.Since(start).Round(time.Millisecond))
 	}
 }
