@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -39,5 +42,27 @@ func TestStageTimeoutsApply(t *testing.T) {
 				t.Fatalf("%d credits left after a timed-out conversion, want 5", credits)
 			}
 		})
+	}
+}
+
+// TestStageFailureCauseLogged: a stage's internal failure reaches the
+// client as a bare 500, and its cause reaches the host's log through the
+// plugin's: here sink-disk's directory, gone under it. The SDK wrote such
+// causes to a stderr that go-plugin had redirected where no one reads.
+func TestStageFailureCauseLogged(t *testing.T) {
+	h := startHost(t, fpdf())
+	_, key := h.account("pro", 5)
+	if err := os.RemoveAll(filepath.Join(h.DataDir, "files")); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := h.post(key, map[string]string{"markdown": "# Hi", "output": "url"})
+	if resp.StatusCode != http.StatusInternalServerError || strings.Contains(string(body), "no such file") {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	want := regexp.MustCompile(`level=ERROR msg="stage call failed" plugin=sink-disk err=".*no such file or directory`)
+	for deadline := time.Now().Add(5 * time.Second); !want.MatchString(h.logs.String()); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sink's cause is not in the host's log:\n%s", tail(h.logs.String(), 30))
+		}
 	}
 }

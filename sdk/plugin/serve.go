@@ -144,8 +144,16 @@ func Logger() *slog.Logger {
 	if v := os.Getenv(LogLevelEnv); v != "" {
 		_ = level.UnmarshalText([]byte(v))
 	}
-	return NewLogger(os.Stderr, level)
+	return NewLogger(processStderr, level)
 }
+
+// processStderr is the process's stderr as it was at start. go-plugin's
+// Serve points os.Stderr at a pipe that only a host asking for the
+// plugin's stdio reads, and this host does not: a logger made after Serve
+// began (the SDK's own, made at a stage call's first failure, or a
+// plugin's made lazily) wrote its lines there, and they were lost, such as
+// sink-disk's "no space left on device" behind a bare 500.
+var processStderr = os.Stderr
 
 // NewLogger is Logger writing to w at the given minimum level.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
