@@ -542,8 +542,23 @@ func (p *Pipeline) call(ctx context.Context, name string, fn func() error) error
 	if err == nil || !(errors.Is(context.Cause(ctx), ErrAbandoned) || errors.Is(context.Cause(ctx), errCutShort) || errors.Is(err, errCutShort)) {
 		p.observe(name, time.Since(start), err)
 	}
+	if err != nil {
+		// Named for the log: a plugin's internal failure comes back as
+		// "internal error" alone, its cause in the plugin's own log line.
+		err = &stageFailure{stage: name, err: err}
+	}
 	return err
 }
+
+// stageFailure is a stage call's error with the stage's name; it is the
+// call's error for errors.Is, errors.As and stage.CodeOf.
+type stageFailure struct {
+	stage string
+	err   error
+}
+
+func (f *stageFailure) Error() string { return f.stage + ": " + f.err.Error() }
+func (f *stageFailure) Unwrap() error { return f.err }
 
 // HumanBytes formats n in SI units, e.g. "61.4 kB".
 func HumanBytes(n int64) string {
