@@ -53,6 +53,10 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		_, _ = rand.Read(b[:])
 		id := hex.EncodeToString(b[:])
 		w.Header().Set("X-Request-Id", id)
+		// Error bodies echo a client's values ("received"), and the
+		// dashboard, metrics and hosted files share this origin: no
+		// answer may be read as anything but its declared type.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {

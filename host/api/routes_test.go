@@ -33,7 +33,7 @@ func (noStages) Capabilities(string) []string { return nil }
 
 // TestRoutes: unknown paths answer a JSON 404 and known API paths with the
 // wrong method a JSON 405, even with the dashboard mounted at /, which
-// serves GETs outside /v1 and nothing else.
+// serves GETs outside /v1 and nothing else. Every answer is nosniff.
 func TestRoutes(t *testing.T) {
 	dashboard := http.FileServerFS(fstest.MapFS{
 		"index.html": {Data: []byte("<!doctype html><title>dashboard</title>")},
@@ -71,6 +71,9 @@ func TestRoutes(t *testing.T) {
 			s.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, strings.NewReader("{}")))
 			if rec.Code != tt.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			if got := rec.Header().Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Fatalf("X-Content-Type-Options %q, want nosniff", got)
 			}
 			if !tt.json {
 				return

@@ -221,6 +221,31 @@ func TestDeadlinePassedAnswersTimeout(t *testing.T) {
 	}
 }
 
+// A document's print-only remote resources are fetched while it prints,
+// and printing does not wait for them: the tab must not carry those
+// fetches into the next document, which waited for them (remoteTimeout
+// each, six at a time, as many as the document names) until its own
+// timeout.
+func TestPrintTimeFetchesDoNotHoldTheTab(t *testing.T) {
+	t.Parallel()
+	n := newTestNet(t)
+	r := newRenderer(t, `{"tabs":1,"allowRemote":true}`, n.options()...)
+	render(t, r, doc{css: `@media print { body { background: url(` + n.publicURL() + `/stall) } }`, body: "<p>first</p>"})
+	select {
+	case <-n.stalled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("printing did not ask for the print-only background")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a4, _ := papers.Lookup("A4")
+	start := time.Now()
+	if _, err := r.Render(ctx, &stage.RenderRequest{HTML: doc{body: "<p>next</p>"}.html(), Page: a4}); err != nil {
+		t.Fatalf("the next document, after %v: %v", time.Since(start), err)
+	}
+}
+
 func TestTabsRecycledAfterQuota(t *testing.T) {
 	t.Parallel()
 	r := newRenderer(t, `{"tabs":1,"recycleAfter":2}`)

@@ -230,7 +230,11 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			r.log.Info("document refused before printing", "reason", refused.Message)
 		}
 		// A tab that refused a document printed nothing: it may serve again.
-		e.give(g, t, err == nil || refused != nil)
+		// One still fetching remote resources for it does not: printing
+		// asks for what only print uses (a print-only background) and does
+		// not wait for it, and the next document, maybe another account's,
+		// would wait for those fetches until its own timeout.
+		e.give(g, t, (err == nil || refused != nil) && t.pending.Load() == 0)
 		e.checkMemoryAfter(g) // a failed render may have grown it too
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
