@@ -39,6 +39,7 @@ var denied = []struct {
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
 	{netip.MustParsePrefix("::/128"), "unspecified"},
 	{netip.MustParsePrefix("::1/128"), "loopback"},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "IPv4-translated"}, // SIIT (RFC 2765): a translator sends it on to the IPv4 address in it
 	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "local NAT64"},
 	{netip.MustParsePrefix("100::/64"), "discard"},

@@ -46,6 +46,8 @@ func TestCheck(t *testing.T) {
 		{"::ffff:169.254.169.254", false},
 		{"::127.0.0.1", false},
 		{"::7f00:1", false},
+		{"::ffff:0:7f00:1", false},
+		{"::ffff:0:808:808", false},
 		{"64:ff9b::7f00:1", false},
 		{"64:ff9b::808:808", false},
 		{"2002:7f00:1::", false},
