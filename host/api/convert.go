@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -269,7 +270,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody,
 		return
 	}
 	held.hold(int64(len(res.PDF)))
-	s.answer(w, job, res)
+	s.answer(w, r, job, res)
 	if err := res.Commit(); err != nil {
 		// The client has its PDF; the credits went back to the account.
 		s.log.Error("charge after the answer failed", "requestId", requestID(r.Context()), "err", err)
@@ -282,7 +283,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody,
 
 // answer writes a conversion's result out to the client, so that it has
 // the whole answer before the charge is committed.
-func (s *Server) answer(w http.ResponseWriter, job pipeline.Job, res *pipeline.Result) {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result) {
 	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -300,7 +301,10 @@ func (s *Server) answer(w http.ResponseWriter, job pipeline.Job, res *pipeline.R
 			w.Header().Set("X-Pdf-Pages", strconv.Itoa(res.Pages))
 		}
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(res.PDF)
+		// Paced as a download is: a client that reads slowly gets its whole
+		// PDF past the write timeout, and one that stops reading is cut
+		// after a minute, where the write timeout held the PDF for three.
+		s.stream(w, r, bytes.NewReader(res.PDF), "answer")
 	}
 	_ = http.NewResponseController(w).Flush()
 }

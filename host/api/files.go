@@ -72,7 +72,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, meta.Size))
 			w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
 			w.WriteHeader(http.StatusPartialContent)
-			s.stream(w, r, part.Body)
+			s.stream(w, r, part.Body, "hosted file")
 			return
 		}
 		// A Range header this server does not read: the whole file.
@@ -91,7 +91,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Length", strconv.FormatInt(meta.Size, 10))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
-		s.stream(w, r, body)
+		s.stream(w, r, body, "hosted file")
 	}
 }
 
@@ -164,7 +164,7 @@ func downloadDeadline(start, now time.Time, sent int) time.Time {
 	return byRate
 }
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, what string) {
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 64<<10)
 	start, sent := time.Now(), 0
@@ -175,7 +175,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader) 
 			_ = rc.SetWriteDeadline(downloadDeadline(start, time.Now(), sent))
 			if _, err := w.Write(buf[:n]); err != nil {
 				if r.Context().Err() == nil {
-					s.log.Warn("hosted file stream broke", "requestId", requestID(r.Context()), "err", err)
+					s.log.Warn(what+" stream broke", "requestId", requestID(r.Context()), "err", err)
 				}
 				return
 			}
@@ -185,7 +185,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader) 
 		}
 		if rerr != nil {
 			if r.Context().Err() == nil {
-				s.log.Warn("hosted file stream broke", "requestId", requestID(r.Context()), "err", rerr)
+				s.log.Warn(what+" stream broke", "requestId", requestID(r.Context()), "err", rerr)
 			}
 			return
 		}

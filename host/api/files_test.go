@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -129,7 +132,7 @@ func TestDownloadOutlivesWriteTimeout(t *testing.T) {
 	s := &Server{log: slog.New(slog.DiscardHandler)}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(8*64<<10))
-		s.stream(w, r, &slowBody{n: 8, gap: 100 * time.Millisecond})
+		s.stream(w, r, &slowBody{n: 8, gap: 100 * time.Millisecond}, "test")
 	}))
 	srv.Config.WriteTimeout = 300 * time.Millisecond
 	srv.Start()
@@ -143,6 +146,61 @@ func TestDownloadOutlivesWriteTimeout(t *testing.T) {
 	if err != nil || n != 8*64<<10 {
 		t.Fatalf("read %d bytes of %d: %v", n, 8*64<<10, err)
 	}
+}
+
+// TestAnswerOutlivesWriteTimeout: a PDF answer, like a download, reaches a
+// client that reads it slowly past the server's write timeout; written in
+// one piece, it was cut at the timeout.
+func TestAnswerOutlivesWriteTimeout(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	pdf := make([]byte, 1<<20)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.answer(w, r, pipeline.Job{}, &pipeline.Result{PDF: pdf, Pages: 1})
+	}))
+	// Small socket buffers on both ends, so that the PDF waits on the reader
+	// rather than sitting in the kernel.
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Config.WriteTimeout = 300 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			_ = c.(*net.TCPConn).SetReadBuffer(16 << 10)
+		}
+		return c, err
+	}}}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, buf := 0, make([]byte, 256<<10)
+	for {
+		time.Sleep(20 * time.Millisecond) // past the write timeout
+		n, err := resp.Body.Read(buf)
+		got += n
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read %d of %d bytes: %v", got, len(pdf), err)
+		}
+	}
+	if got != len(pdf) {
+		t.Fatalf("read %d of %d bytes", got, len(pdf))
+	}
+}
+
+// smallBuffers gives accepted connections a small send buffer.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		_ = c.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	}
+	return c, err
 }
 
 // TestDownloadDeadline: a download may pause up to a minute between
