@@ -407,6 +407,30 @@ func TestTableHeaderRepeats(t *testing.T) {
 	}
 }
 
+// TestTableWordsWholeBesideLongURL: a table too narrow for one column's
+// long URL still keeps the short words of the other columns whole; only
+// the URL breaks.
+func TestTableWordsWholeBesideLongURL(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	url := "https://example.com/a/very/long/path/" + strings.Repeat("segment-", 14) + "end?query=value"
+	src := "| Package | Description | Link |\n|---|---|---|\n" +
+		"| goldmark | Markdown parser written in Go, extensible and compliant | " + url + " |\n" +
+		"| fpdf | PDF generation library | https://example.com/fpdf |\n"
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens})
+	seen := map[string]bool{}
+	for _, p := range pdfBoxes(t, resp.PDF) {
+		for _, w := range p.Words {
+			seen[strings.Trim(w.Text, ",")] = true
+		}
+	}
+	for _, w := range strings.Fields("Package Description Link goldmark Markdown parser written extensible compliant fpdf generation library") {
+		if !seen[w] {
+			t.Errorf("%q is not a whole word in the PDF", w)
+		}
+	}
+}
+
 func TestLongCodeLine(t *testing.T) {
 	needTool(t, "pdftotext")
 	r := newRenderer(t, `{}`)
