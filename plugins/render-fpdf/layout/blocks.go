@@ -2,6 +2,7 @@ package layout
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,8 +26,10 @@ func (e *engine) blocks(ns []*stage.Node) { e.blocksBefore(ns, true) }
 // blocksBefore lays out ns as blocks does and returns how many of its nodes
 // it laid out. Unless ns ends the sequence (last), it stops before what may
 // lay out differently once more nodes follow: the last block, which gets
-// the block after it (a heading keeps with it), and a trailing run of
-// inline nodes, which the next ones may continue.
+// the block after it (a heading keeps with it), a heading whose run of
+// headings and rules after it reaches the end of ns (it keeps with what
+// ends the run), and a trailing run of inline nodes, which the next ones
+// may continue.
 func (e *engine) blocksBefore(ns []*stage.Node, last bool) int {
 	for i := 0; i < len(ns); i++ {
 		if ns[i] == nil {
@@ -44,18 +47,49 @@ func (e *engine) blocksBefore(ns []*stage.Node, last bool) int {
 			i = j - 1
 			continue
 		}
-		var next *stage.Node
-		if i+1 < len(ns) {
-			next = ns[i+1]
-		} else if !last {
+		if !last && readsPast(ns, i) {
 			return i
 		}
-		e.block(ns[i], next)
+		e.block(ns[i], ns[i+1:])
 	}
 	return len(ns)
 }
 
-func (e *engine) block(n, next *stage.Node) {
+// keepRun bounds the headings and rules in a row that a heading looks
+// through (leadHeight) to what follows them.
+const keepRun = 8
+
+// readsPast reports whether laying out ns[i] looks at blocks after the end
+// of ns: the last block does, and so does a heading whose run of headings
+// and rules (fewer than keepRun) reaches the end.
+func readsPast(ns []*stage.Node, i int) bool {
+	if i == len(ns)-1 {
+		return true
+	}
+	if ns[i].Kind != stage.KindHeading {
+		return false
+	}
+	rest := ns[i+1:]
+	for j := range keepRun {
+		if j == len(rest) {
+			return true
+		}
+		if !keptThrough(rest[j]) {
+			return false
+		}
+	}
+	return false
+}
+
+// keptThrough reports whether a heading before n keeps with what comes
+// after n too: n is a heading, a rule or nothing, and no reader wants it
+// alone at the foot of a page under the heading.
+func keptThrough(n *stage.Node) bool {
+	return n == nil || n.Kind == stage.KindHeading || n.Kind == stage.KindThematicBreak
+}
+
+// block lays out n; rest are the blocks after it in its sequence.
+func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	e.tick()
 	if e.depth >= maxDepth {
 		// Too deep to be a real document: keep the words, drop the structure.
@@ -69,7 +103,7 @@ func (e *engine) block(n, next *stage.Node) {
 	case stage.KindParagraph:
 		e.paragraph(n.Children)
 	case stage.KindHeading:
-		e.heading(n, next)
+		e.heading(n, rest)
 	case stage.KindBlockquote:
 		e.blockquote(n)
 	case stage.KindList:
@@ -156,7 +190,9 @@ func (e *engine) blockImage(a atom) {
 	e.y += e.th.gap * 0.3
 }
 
-func (e *engine) heading(n, next *stage.Node) {
+// headingLines breaks a heading into lines and returns them with its
+// level and height, the rule under it included.
+func (e *engine) headingLines(n *stage.Node) ([]line, int, float64) {
 	level, _ := strconv.Atoi(n.Attr("level"))
 	level = min(max(level, 1), 6)
 	size := e.th.headingSizes[level-1] * e.scale
@@ -166,13 +202,22 @@ func (e *engine) heading(n, next *stage.Node) {
 	for _, l := range lines {
 		h += l.h
 	}
-	rule := e.th.headingRule && level <= 2
-	if rule {
+	if e.headingRule(level) {
 		h += size * 0.3
 	}
-	e.addGap(e.th.gap * (1.2 + 0.1*float64(6-level)))
+	return lines, level, h
+}
+
+func (e *engine) headingRule(level int) bool { return e.th.headingRule && level <= 2 }
+
+func (e *engine) headingGap(level int) float64 { return e.th.gap * (1.2 + 0.1*float64(6-level)) }
+
+func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
+	lines, level, h := e.headingLines(n)
+	size := e.th.headingSizes[level-1] * e.scale
+	e.addGap(e.headingGap(level))
 	// Keep the heading with the start of what follows it.
-	if !e.fits(h + e.leadHeight(next)) {
+	if !e.fits(h + e.leadHeight(rest, 0)) {
 		e.newPage()
 	}
 	for i := range lines {
@@ -183,7 +228,7 @@ func (e *engine) heading(n, next *stage.Node) {
 		}
 		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, alignLeft)
 	}
-	if rule {
+	if e.headingRule(level) {
 		y := e.y + size*0.25
 		e.add(Item{Kind: Line, X: e.x0, Y: y, X2: e.x1, Y2: y, LineWidth: math.Max(0.6, size/28), Color: e.th.accent})
 		e.y += size * 0.3
@@ -191,12 +236,45 @@ func (e *engine) heading(n, next *stage.Node) {
 	e.addGap(e.th.gap * 0.7)
 }
 
-// leadHeight estimates the room the start of n needs on the page of the
+// leadHeight estimates the room the start of ns needs on the page of the
 // heading before it: a heading is never left alone at the foot of a page.
-func (e *engine) leadHeight(n *stage.Node) float64 {
-	if n == nil {
-		return 0
+// Headings and rules at the start are counted with what follows them,
+// since each keeps with that in turn and would otherwise leave the one
+// before alone; a list or quote starts as its first block does. A run
+// that cannot be kept together (keepRun long, or taller than a page) asks
+// only for the start of its next heading, or every heading of a long run
+// would take a page of its own.
+func (e *engine) leadHeight(ns []*stage.Node, depth int) float64 {
+	runOn := e.th.gap + e.th.headingSizes[5]*e.th.lineHeight + 2*e.lineHeight()
+	if len(ns) >= keepRun && !slices.ContainsFunc(ns[:keepRun], func(n *stage.Node) bool { return !keptThrough(n) }) {
+		return runOn
 	}
+	// Lines broken only to be measured are not the document's.
+	defer func(n int) { e.lines = n }(e.lines)
+	total := 0.0
+	for _, n := range ns {
+		if total > e.bottom-e.top {
+			return runOn
+		}
+		if depth >= maxDepth {
+			break
+		}
+		switch {
+		case n == nil:
+		case n.Kind == stage.KindHeading:
+			_, level, h := e.headingLines(n)
+			total += e.headingGap(level) + h
+		case n.Kind == stage.KindThematicBreak:
+			total += e.th.gap + math.Max(e.th.gap, 6)
+		default:
+			return total + e.blockLead(n, depth)
+		}
+	}
+	return total
+}
+
+// blockLead is leadHeight for a block that is neither a heading nor a rule.
+func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 	body := e.lineHeight()
 	switch n.Kind {
 	case stage.KindParagraph:
@@ -209,10 +287,28 @@ func (e *engine) leadHeight(n *stage.Node) float64 {
 		return e.th.gap + lines*e.th.codeSize*codeLineHeight + 2*e.codePad()
 	case stage.KindTable:
 		return e.th.gap + 2*(body+2*cellPadY)
-	case stage.KindThematicBreak:
-		return e.th.gap
-	case stage.KindHeading:
-		return e.th.gap + e.th.headingSizes[5]*e.th.lineHeight + 2*body
+	case stage.KindList:
+		if len(n.Children) > 0 && n.Children[0] != nil {
+			if h := e.leadHeight(n.Children[0].Children, depth+1); h > 0 {
+				return h
+			}
+		}
+	case stage.KindBlockquote:
+		if h := e.leadHeight(n.Children, depth+1); h > 0 {
+			return h
+		}
+	case stage.KindHTMLBlock:
+		// An <img> block starts with the image.
+		in := &inliner{e: e}
+		in.rawHTML(n.Text, e.baseStyle())
+		for _, a := range in.atoms {
+			if a.kind == aBlockImage {
+				return e.th.gap + a.imgH
+			}
+			if visible([]atom{a}) {
+				break
+			}
+		}
 	}
 	return e.th.gap + 2*body
 }

@@ -47,7 +47,8 @@ func splitAt(ns []*stage.Node, mask int) [][]*stage.Node {
 // TestStreamMatchesLayout lays out a sequence in every possible split and
 // requires the Doc of the whole tree each time. The sequence holds what
 // looks past a part's end: a heading at the foot of a page (swept by the
-// filler's length) kept with the paragraph after it, a run of inline nodes
+// filler's length) kept with the heading after it and the paragraph after
+// that, a run of inline nodes
 // that makes one paragraph, a nil among them, a footnote list in the
 // middle (laid out last) and a heading followed by a trailing inline run.
 func TestStreamMatchesLayout(t *testing.T) {
@@ -61,7 +62,7 @@ func TestStreamMatchesLayout(t *testing.T) {
 		filler := &stage.Node{Kind: stage.KindCodeBlock, Text: strings.Repeat("filler\n", lines)}
 		kept := with(n(stage.KindHeading, txt("Kept")), "level", "2")
 		ns := []*stage.Node{
-			filler, kept, para(txt("follower")),
+			filler, kept, with(n(stage.KindHeading, txt("Also kept")), "level", "3"), para(txt("follower")),
 			txt("loose "), n(stage.KindEmphasis, txt("run")), nil,
 			n(stage.KindFootnotes, with(n(stage.KindFootnote, para(txt("the note"))), "index", "1")),
 			with(n(stage.KindHeading, txt("Last")), "level", "3"), txt("tail "), txt("text"),

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"math"
+	"slices"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -189,8 +190,13 @@ func (e *engine) columnWidths(rows []tableRow, ncol int) []float64 {
 	case sumHi <= avail:
 		copy(w, hi)
 	case sumLo >= avail:
+		// Columns whose longest word fits a fair share keep it whole; the
+		// columns of longer words (a URL, a long identifier) share what is
+		// left equally and break them. Scaling every column down alike
+		// broke "Description" in a table holding one long URL.
+		level := waterLevel(lo, avail)
 		for c := range w {
-			w[c] = lo[c] * avail / sumLo
+			w[c] = math.Min(lo[c], level)
 		}
 	default:
 		f := (avail - sumLo) / (sumHi - sumLo)
@@ -213,6 +219,21 @@ func (e *engine) columnWidths(rows []tableRow, ncol int) []float64 {
 		}
 	}
 	return w
+}
+
+// waterLevel returns the width l at which the columns' widths min(want, l)
+// add up to avail, given that the wants add up to more.
+func waterLevel(want []float64, avail float64) float64 {
+	sorted := slices.Sorted(slices.Values(want))
+	left := avail
+	for i, v := range sorted {
+		share := left / float64(len(sorted)-i)
+		if v > share {
+			return share
+		}
+		left -= v
+	}
+	return sorted[len(sorted)-1]
 }
 
 // fitImages scales images wider than a cell down to its width.

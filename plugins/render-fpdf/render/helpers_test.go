@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/gif"
 	"image/jpeg"
+	"image/png"
 	"testing"
 
 	"github.com/mdpress/mdpress/core/papers"
@@ -62,4 +63,12 @@ func gifB64(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+func pngOf(t testing.TB, w, h int) []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, testImage(w, h)); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

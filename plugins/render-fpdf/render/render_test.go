@@ -407,6 +407,30 @@ func TestTableHeaderRepeats(t *testing.T) {
 	}
 }
 
+// TestTableWordsWholeBesideLongURL: a table too narrow for one column's
+// long URL still keeps the short words of the other columns whole; only
+// the URL breaks.
+func TestTableWordsWholeBesideLongURL(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	url := "https://example.com/a/very/long/path/" + strings.Repeat("segment-", 14) + "end?query=value"
+	src := "| Package | Description | Link |\n|---|---|---|\n" +
+		"| goldmark | Markdown parser written in Go, extensible and compliant | " + url + " |\n" +
+		"| fpdf | PDF generation library | https://example.com/fpdf |\n"
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens})
+	seen := map[string]bool{}
+	for _, p := range pdfBoxes(t, resp.PDF) {
+		for _, w := range p.Words {
+			seen[strings.Trim(w.Text, ",")] = true
+		}
+	}
+	for _, w := range strings.Fields("Package Description Link goldmark Markdown parser written extensible compliant fpdf generation library") {
+		if !seen[w] {
+			t.Errorf("%q is not a whole word in the PDF", w)
+		}
+	}
+}
+
 func TestLongCodeLine(t *testing.T) {
 	needTool(t, "pdftotext")
 	r := newRenderer(t, `{}`)
@@ -470,6 +494,61 @@ func TestHeadingNeverLastOnPage(t *testing.T) {
 	}
 	if moved == 0 {
 		t.Error("no variant put the heading on a later page; the sweep does not exercise the rule")
+	}
+}
+
+// TestHeadingRunNeverLastOnPage: a heading keeps with what follows it when
+// that starts with another heading (which keeps with its own text in
+// turn), a rule, a quote or list opening with a heading, or an image in an
+// HTML block. The code filler sweeps the run across the foot of page 1.
+func TestHeadingRunNeverLastOnPage(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	img := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngOf(t, 10, 300))
+	const body = "Body text that follows the headings, long enough to fill a line or two of the page."
+	follow := map[string]string{
+		"h1 then h2":          "# Runfirst\n\n## Runsecond\n\n" + body,
+		"h6 then h1":          "###### Runfirst\n\n# Runsecond\n\n" + body,
+		"three h2":            "## Runfirst\n\n## Runsecond\n\n## Runthird\n\n" + body,
+		"rule":                "## Runfirst\n\n---\n\n" + body,
+		"quote with heading":  "## Runfirst\n\n> # Runsecond\n>\n> " + body,
+		"list with heading":   "## Runfirst\n\n- ## Runsecond\n\n  " + body,
+		"image in html block": "## Runfirst\n\n<img src=\"" + img + "\">\n",
+	}
+	for name, md := range follow {
+		t.Run(name, func(t *testing.T) {
+			moved := 0
+			for lines := 30; lines < 56; lines++ {
+				src := "```\n" + strings.Repeat("filler\n", lines) + "```\n\n" + md + "\n"
+				resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens, numbering: stage.NumberingNone})
+				pages := pdfBoxes(t, resp.PDF)
+				for pi, p := range pages[:len(pages)-1] {
+					if len(p.Words) == 0 {
+						continue
+					}
+					last := p.Words[0]
+					for _, w := range p.Words {
+						if w.Y1 > last.Y1 {
+							last = w
+						}
+					}
+					for _, w := range p.Words {
+						if w.Y1 > last.Y0 && strings.HasPrefix(w.Text, "Run") {
+							t.Errorf("%d filler lines: page %d ends with heading %q", lines, pi+1, w.Text)
+						}
+					}
+				}
+				for _, w := range pages[0].Words {
+					if w.Text == "Runfirst" {
+						moved--
+					}
+				}
+				moved++
+			}
+			if moved == 0 {
+				t.Error("no variant put the headings on page 2; the sweep does not exercise the rule")
+			}
+		})
 	}
 }
 
