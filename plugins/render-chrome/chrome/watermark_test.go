@@ -145,6 +145,9 @@ func TestWatermarkSurvivesHostileCSS(t *testing.T) {
 		{"page margins", `@page { margin: 0 !important } @page :first { margin: 300pt 250pt !important }`},
 		{"white overlay", `body::after { content: ""; position: fixed; inset: -100vh -100vw; background: #fff; z-index: 2147483647 }`},
 		{"black page", `html, body { background: #000 !important; color: #000 }`},
+		// The mark's own grey, which its fill alone is invisible on.
+		{"page in the mark's grey", `@page { background: rgb(120, 120, 120) } html, body { background: rgb(120, 120, 120) !important; color: rgb(120, 120, 120) }`},
+		{"page in a light grey", `html, body { background: rgb(188, 188, 188) !important }`},
 		{"fixed elements hidden", `[style*="fixed"], [aria-hidden], div { display: none !important; visibility: hidden !important }`},
 	}
 	var all []string

@@ -41,12 +41,16 @@ type Mark struct {
 }
 
 // The mark's look: what the style stage's CSS drew, rgba(120, 120, 120,
-// 0.28), bold sans spaced 0.04 em, rotated 45 degrees anticlockwise.
+// 0.28), bold sans spaced 0.04 em, rotated 45 degrees anticlockwise, over
+// a white halo of the same opacity. The grey alone vanishes on a page of
+// its own colour (one CSS background); the halo alone on a white one,
+// where it leaves the mark as it was. No background hides both.
 const (
 	grey    = 120.0 / 255
 	opacity = 0.28
 	spacing = 0.04 // em
 	angle   = math.Pi / 4
+	halo    = 0.12 // em, the outline's width: half of it outside the glyphs
 )
 
 // Stamp returns pdf with m drawn on every page. A mark with nothing to
@@ -187,12 +191,15 @@ func content(box [4]float64, margins [4]float64, text []byte, name string) []byt
 	dx, dy := -width/2, -capHeight*size/2
 	ex := (x0+x1)/2 + dx*cos - dy*sin
 	ey := (y0+y1)/2 + dx*sin + dy*cos
+	tm := fmt.Sprintf("%s %s %s %s %s %s Tm\n", num(cos), num(sin), num(-sin), num(cos), num(ex), num(ey))
 	var b bytes.Buffer
 	b.WriteString("Q\nq\n/Artifact <</Type /Pagination /Subtype /Watermark>> BDC\n")
-	fmt.Fprintf(&b, "/%s gs\n%s %s %s rg\nBT\n/%s %s Tf\n%s Tc\n", name, num(grey), num(grey), num(grey), name, num(size), num(tc))
-	fmt.Fprintf(&b, "%s %s %s %s %s %s Tm\n", num(cos), num(sin), num(-sin), num(cos), num(ex), num(ey))
-	b.WriteString(literal(text))
-	b.WriteString(" Tj\nET\nEMC\nQ\n")
+	// The halo is stroked first, so the fill covers its inner half.
+	fmt.Fprintf(&b, "/%s gs\n%s %s %s rg\n1 1 1 RG\n%s w\n1 j\n1 Tr\nBT\n/%s %s Tf\n%s Tc\n",
+		name, num(grey), num(grey), num(grey), num(halo*size), name, num(size), num(tc))
+	b.WriteString(tm + literal(text) + " Tj\n")
+	b.WriteString("0 Tr\n" + tm + literal(text) + " Tj\n")
+	b.WriteString("ET\nEMC\nQ\n")
 	return b.Bytes()
 }
 

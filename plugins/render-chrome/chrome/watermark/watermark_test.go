@@ -415,7 +415,7 @@ func TestContentGeometry(t *testing.T) {
 	if cx, cy := 40+w/2, 46+h/2; math.Abs(mx-cx) > 0.01 || math.Abs(my-cy) > 0.01 {
 		t.Errorf("the line's middle is at %.2f,%.2f, want %.2f,%.2f", mx, my, cx, cy)
 	}
-	for _, want := range []string{"Q\nq\n/Artifact", "/N gs", "0.4706 0.4706 0.4706 rg", "(SAMPLE) Tj"} {
+	for _, want := range []string{"Q\nq\n/Artifact", "/N gs", "0.4706 0.4706 0.4706 rg", "1 1 1 RG", "1 Tr\n", "0 Tr\n", "(SAMPLE) Tj"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("content lacks %q:\n%s", want, c)
 		}
