@@ -119,6 +119,17 @@ func reddish(r raster) int {
 	return n
 }
 
+// yellowish counts the pixels of an emoji face's yellow.
+func yellowish(r raster) int {
+	n := 0
+	for i := 0; i+2 < len(r.rgb); i += 3 {
+		if r.rgb[i] > 180 && r.rgb[i+1] > 130 && r.rgb[i+2] < 90 {
+			n++
+		}
+	}
+	return n
+}
+
 func absInt(v int) int {
 	if v < 0 {
 		return -v
@@ -214,6 +225,20 @@ func TestChromiumPrint(t *testing.T) {
 		}
 		if x := pageNumberX(t, doc("basic", long, a5, stage.NumberingNone, ""), 2, a5, toks.Margins[2]); x >= 0 {
 			t.Errorf("numbering none: a page number at %.2f of the width", x)
+		}
+	})
+
+	// DejaVu Sans, ahead of the colour emoji font in the sans stack, has
+	// black outlines of the emoticons: 😀 printed in black on modern,
+	// beside a colour 🎉.
+	t.Run("emoticons in colour", func(t *testing.T) {
+		for _, theme := range []string{"modern", "basic"} {
+			for _, tag := range []string{"p", "code"} {
+				html := fmt.Sprintf(`<p style="font-size: 48pt"><%s>😀 😂 🙂</%s></p>`, tag, tag)
+				if n := yellowish(rasterize(t, doc(theme, html, a5, stage.NumberingNone, ""))[0]); n < 70 {
+					t.Errorf("%s, in <%s>: %d yellow pixels in three emoticons, want colour emoji (about 85)", theme, tag, n)
+				}
+			}
 		}
 	})
 

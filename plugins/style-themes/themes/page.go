@@ -10,12 +10,28 @@ import (
 )
 
 // Font stacks for the tokens' font names. Latin first, then CJK, then
-// colour emoji, so each script finds a face that has its glyphs.
+// colour emoji, so each script finds a face that has its glyphs. The
+// pictographs past U+1F000 come from the colour font before any other
+// (emojiFace): DejaVu Sans has black outlines of the emoticons, so 😀
+// printed in black beside a colour 🎉.
 var fontStacks = map[string]string{
-	"sans":  `"Noto Sans", "DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR", "Noto Sans CJK TC", "Noto Color Emoji", sans-serif`,
-	"serif": `"Noto Serif", "DejaVu Serif", "Noto Serif CJK SC", "Noto Serif CJK JP", "Noto Serif CJK KR", "Noto Serif CJK TC", "Noto Sans CJK SC", "Noto Color Emoji", serif`,
-	"mono":  `"DejaVu Sans Mono", "Noto Sans Mono", "Noto Sans Mono CJK SC", "Noto Sans Mono CJK JP", "Noto Color Emoji", monospace`,
+	"sans":  `"Noto Sans", "mdpress emoji", "DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR", "Noto Sans CJK TC", "Noto Color Emoji", sans-serif`,
+	"serif": `"Noto Serif", "mdpress emoji", "DejaVu Serif", "Noto Serif CJK SC", "Noto Serif CJK JP", "Noto Serif CJK KR", "Noto Serif CJK TC", "Noto Sans CJK SC", "Noto Color Emoji", serif`,
+	"mono":  `"DejaVu Sans Mono", "mdpress emoji", "Noto Sans Mono", "Noto Sans Mono CJK SC", "Noto Sans Mono CJK JP", "Noto Color Emoji", monospace`,
 }
+
+// emojiFace is "mdpress emoji": the colour emoji font for the
+// supplementary plane's pictographs only (emoticons, flags, skin tones,
+// what emoji are mostly made of), and the joiners, keycap and tags that
+// sequences of them hold, without which 👨‍👩‍👧 split into three faces.
+// The symbols below it that both fonts have (♥ ✔ ☺) stay text, as
+// Unicode presents them by default.
+const emojiFace = `@font-face {
+  font-family: "mdpress emoji";
+  src: local("Noto Color Emoji"), local("NotoColorEmoji");
+  unicode-range: U+200D, U+20E3, U+FE0F, U+1F000-1FAFF, U+E0020-E007F;
+}
+`
 
 // pt formats points for CSS: at most two decimals, no trailing zeros.
 func pt(v float64) string {
@@ -26,6 +42,7 @@ func pt(v float64) string {
 // read.
 func writeVars(b *strings.Builder, s scaled) {
 	t := s.Tokens
+	b.WriteString(emojiFace)
 	b.WriteString(":root {\n")
 	vars := [][2]string{
 		{"font-body", fontStacks[t.BodyFont]},
