@@ -79,7 +79,10 @@ type painter struct {
 const (
 	watermarkColor = 150 // grey level
 	watermarkAlpha = 0.22
-	numberScale    = 0.8
+	// watermarkOutline is the width of the white outline under the letters,
+	// in ems.
+	watermarkOutline = 0.12
+	numberScale      = 0.8
 )
 
 func (p *painter) paint() ([]byte, error) {
@@ -341,8 +344,22 @@ func (p *painter) watermark() {
 	pdf.TransformBegin()
 	pdf.TransformRotate(angle, cx, cy)
 	pdf.SetAlpha(watermarkAlpha, "Normal")
+	x, y := cx-w1*size/2, cy+(face.Ascent-face.Descent)*size/2
+	// A white outline under the grey letters: an image in the mark's own
+	// grey hid the letters, and one in white hides the outline, but no one
+	// colour hides both. fpdf keeps the line width and colour it last set,
+	// so both are set back before the transform's state is dropped.
+	lw := pdf.GetLineWidth()
+	dr, dg, db := pdf.GetDrawColor()
+	pdf.SetLineWidth(size * watermarkOutline)
+	pdf.SetDrawColor(255, 255, 255)
+	pdf.SetTextRenderingMode(1) // stroke
+	p.drawText(watermarkFace, size, layout.RGB{R: 255, G: 255, B: 255}, x, y, text)
+	pdf.SetTextRenderingMode(0)
+	pdf.SetLineWidth(lw)
+	pdf.SetDrawColor(dr, dg, db)
 	grey := layout.RGB{R: watermarkColor, G: watermarkColor, B: watermarkColor}
-	p.drawText(watermarkFace, size, grey, cx-w1*size/2, cy+(face.Ascent-face.Descent)*size/2, text)
+	p.drawText(watermarkFace, size, grey, x, y, text)
 	pdf.SetAlpha(1, "Normal")
 	pdf.TransformEnd()
 }

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
+	"image/png"
 	"math"
 	"regexp"
 	"slices"
@@ -255,6 +257,42 @@ func TestWatermark(t *testing.T) {
 	without := grey(renderPDF(t, r, req{doc: one, tokens: modernTokens}).PDF)
 	if with < 200 || without != 0 {
 		t.Errorf("grey pixels in the middle: %d with the watermark, %d without", with, without)
+	}
+}
+
+// TestWatermarkOverItsOwnGrey: an image in the watermark's own grey, laid
+// across the page, does not hide it: the white outline under the letters
+// shows where the letters do not.
+func TestWatermarkOverItsOwnGrey(t *testing.T) {
+	needTool(t, "pdftoppm")
+	grey := image.NewGray(image.Rect(0, 0, 600, 800))
+	for i := range grey.Pix {
+		grey.Pix[i] = 150
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, grey); err != nil {
+		t.Fatal(err)
+	}
+	d := markdownDoc(t, "![grey](data:image/png;base64,"+base64.StdEncoding.EncodeToString(b.Bytes())+")\n")
+	r := newRenderer(t, `{}`)
+	// marked counts the pixels in the middle of the page, inside the
+	// image, that are not the image's grey.
+	marked := func(pdf []byte) int {
+		w, h, px := rasterGray(t, pdf, 30)
+		n := 0
+		for y := 3 * h / 10; y < 7*h/10; y++ {
+			for x := 3 * w / 10; x < 7*w/10; x++ {
+				if v := int(px[y*w+x]); v < 142 || v > 158 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	with := marked(renderPDF(t, r, req{doc: d, tokens: modernTokens, watermark: "FREE PLAN"}).PDF)
+	without := marked(renderPDF(t, r, req{doc: d, tokens: modernTokens}).PDF)
+	if without != 0 || with < 100 {
+		t.Errorf("pixels off the image's grey in the middle: %d with the watermark, %d without", with, without)
 	}
 }
 
