@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,12 +148,7 @@ func checkBurst(t *testing.T, outs []outcome, want int) {
 // largeMarkdown is a document that keeps the fpdf renderer busy for a good
 // part of a second, so that it can be killed mid-render.
 func largeMarkdown(t *testing.T) string {
-	md, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "large.md"))
-	if err != nil {
-		t.Logf("corpus not found (%v): using a generated document", err)
-		md = []byte(strings.Repeat("## Section\n\nSome paragraph text that takes a while to lay out, with *emphasis* and `code`.\n\n", 2500))
-	}
-	return strings.Repeat(string(md)+"\n\n", 8)
+	return strings.Repeat(corpus(t, "large.md")+"\n\n", 8)
 }
 
 // failedRenderRefunded: SIGKILL the render plugin while it renders; that

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,14 +16,11 @@ import (
 // still converts with output=binary, which the limit does not bind.
 func TestDeliveryHostedLimit(t *testing.T) {
 	const limit = 60000
-	doc, err := os.ReadFile("/work/shared/corpus/medium.md")
-	if err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	doc := corpus(t, "medium.md")
 	h := startHost(t, withArgs("--backend", "fpdf"), withEnv("MDPRESS_MAX_HOSTED_BYTES="+strconv.Itoa(limit)))
 	_, key := h.account("free", 5)
 
-	resp, body := h.post(key, map[string]string{"markdown": string(doc), "output": "url"})
+	resp, body := h.post(key, map[string]string{"markdown": doc, "output": "url"})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("output=url over the limit: %d %s, want 413", resp.StatusCode, body)
 	}
@@ -42,7 +38,7 @@ func TestDeliveryHostedLimit(t *testing.T) {
 		t.Errorf("a refused output=url left files in the sink: %v", files)
 	}
 
-	resp, pdf := h.post(key, map[string]string{"markdown": string(doc), "output": "binary"})
+	resp, pdf := h.post(key, map[string]string{"markdown": doc, "output": "binary"})
 	if resp.StatusCode != http.StatusOK || len(pdf) <= limit {
 		t.Fatalf("output=binary: %d, %d bytes; want 200 and a PDF over %d bytes", resp.StatusCode, len(pdf), limit)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mdpress/mdpress/host/internal/pdfcheck"
 )
 
 // leaks are what must never reach a client: paths, Go and gRPC
@@ -20,6 +22,7 @@ var leaks = regexp.MustCompile(`(?i)/tmp/|/work/|/root/|/usr/|rpc error|desc = |
 // PDF where the input is merely odd), never with internals, and a
 // rejected value is repeated only in part.
 func TestSecurityHostileRequests(t *testing.T) {
+	pdfcheck.Require(t)
 	h := startHost(t, withArgs("--backend", "fpdf"))
 	_, key := h.account("pro", 1000)
 	tests := []struct {
@@ -27,21 +30,22 @@ func TestSecurityHostileRequests(t *testing.T) {
 		body    string
 		ctype   string
 		auth    string
-		status  int // 0: a PDF or a 400 both do
-		maxBody int // bytes; 0 means the default of 2 KiB
+		status  int    // 0: a PDF or a 400 both do
+		maxBody int    // bytes; 0 means the default of 2 KiB
+		text    string // words a converted PDF shows, in order
 	}{
 		{name: "unclosed object", body: `{"markdown":`, status: 400},
 		{name: "array", body: `[]`, status: 400},
 		{name: "number too large", body: `{"markdown":"a","output":1e999999}`, status: 400},
 		{name: "deeply nested arrays in an unknown field", body: `{"markdown":"a","x":` + strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20) + `}`, status: 400},
 		{name: "unclosed nested objects", body: `{"markdown":"a","x":` + strings.Repeat(`{"a":`, 1<<20), status: 400},
-		{name: "invalid UTF-8 in markdown", body: "{\"markdown\":\"a \xff\xfe \xc3\x28 b\"}"},
-		{name: "lone surrogate escape", body: `{"markdown":"a \ud800 b"}`},
-		{name: "NUL escape", body: `{"markdown":"a \u0000 b"}`},
+		{name: "invalid UTF-8 in markdown", body: "{\"markdown\":\"alpha \xff\xfe \xc3\x28 omega\"}", text: "alpha omega"},
+		{name: "lone surrogate escape", body: `{"markdown":"alpha \ud800 omega"}`, text: "alpha omega"},
+		{name: "NUL escape", body: `{"markdown":"alpha \u0000 omega"}`, text: "alpha omega"},
 		{name: "raw control character", body: "{\"markdown\":\"a \x01 b\"}", status: 400},
 		{name: "huge rejected value", body: `{"markdown":"a","pageSize":"` + strings.Repeat("A", 5<<20) + `"}`, status: 400},
 		{name: "markup in a rejected value", body: `{"markdown":"a","theme":"<script>alert(1)</script>"}`, status: 400},
-		{name: "text/plain that is JSON", body: `{"markdown":"# hi"}`, ctype: "text/plain", status: 200, maxBody: 1 << 20},
+		{name: "text/plain that is JSON", body: `{"markdown":"# Plain heading"}`, ctype: "text/plain", status: 200, text: "Plain heading"},
 		{name: "form body", body: `markdown=%23hi`, ctype: "application/x-www-form-urlencoded", status: 400},
 		{name: "body over the limit", body: `{"markdown":"` + strings.Repeat("a", 11<<20) + `"}`, status: 413},
 		{name: "key with junk", body: `{"markdown":"a"}`, auth: "Bearer " + key + "x", status: 401},
@@ -73,8 +77,20 @@ func TestSecurityHostileRequests(t *testing.T) {
 				t.Fatalf("status %d, want %d: %.300s", resp.StatusCode, tt.status, body)
 			}
 			if resp.StatusCode == 200 {
+				// A reader opens it and finds the document's words, the
+				// bytes that are not text dropped or replaced between them.
 				if !strings.HasPrefix(string(body), "%PDF-") {
 					t.Fatalf("200 without a PDF: %.100s", body)
+				}
+				words := strings.Fields(pdfcheck.Text(t, body))
+				var kept []string
+				for _, w := range words {
+					if w == "alpha" || w == "omega" || w == "Plain" || w == "heading" {
+						kept = append(kept, w)
+					}
+				}
+				if got := strings.Join(kept, " "); got != tt.text {
+					t.Fatalf("the PDF reads %q, want the words %q of the document", strings.Join(words, " "), tt.text)
 				}
 				return
 			}

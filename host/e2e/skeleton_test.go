@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,10 +129,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	if len(tree) < 6 {
 		t.Fatalf("expected at least 6 descendant processes, got %v", tree)
 	}
-	md, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "large.md"))
-	if err != nil {
-		md = []byte(strings.Repeat("## Section\n\nSome paragraph text that takes a while to lay out.\n\n", 3000))
-	}
+	md := corpus(t, "large.md")
 	const inFlight = 3
 	var wg sync.WaitGroup
 	codes := make([]int, inFlight)
@@ -143,7 +139,7 @@ func TestSIGTERMDrains(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b, _ := json.Marshal(map[string]string{"markdown": string(md)})
+			b, _ := json.Marshal(map[string]string{"markdown": md})
 			req, _ := http.NewRequest("POST", h.URL+"/v1/pdf/markdown", strings.NewReader(string(b)))
 			req.Header.Set("Authorization", "Bearer "+key)
 			resp, err := http.DefaultClient.Do(req)
@@ -248,16 +244,13 @@ func TestShutdownTimeoutRefunds(t *testing.T) {
 		c.Server.ShutdownTimeout = 50 * time.Millisecond
 	}))
 	user, key := h.account("pro", 100)
-	md, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "large.md"))
-	if err != nil {
-		md = []byte(strings.Repeat("## Section\n\nSome paragraph text that takes a while to lay out.\n\n", 3000))
-	}
+	md := corpus(t, "large.md")
 	const inFlight = 3
 	var wg sync.WaitGroup
 	var delivered atomic.Int64
 	for range inFlight {
 		wg.Go(func() {
-			b, _ := json.Marshal(map[string]string{"markdown": string(md)})
+			b, _ := json.Marshal(map[string]string{"markdown": md})
 			req, _ := http.NewRequest("POST", h.URL+"/v1/pdf/markdown", strings.NewReader(string(b)))
 			req.Header.Set("Authorization", "Bearer "+key)
 			resp, err := http.DefaultClient.Do(req)

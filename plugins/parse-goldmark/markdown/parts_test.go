@@ -158,20 +158,15 @@ func TestParsePartsEquivalence(t *testing.T) {
 	}
 }
 
-// partCorpus returns the documents ParseParts must cut: the corpus (also
-// read from /work/shared/corpus where it exists), the golden inputs and
-// the 10-page shape.
+// partCorpus returns the documents ParseParts must cut: the corpus, the
+// golden inputs and the 10-page shape.
 func partCorpus(t *testing.T) map[string]string {
 	docs := map[string]string{"ten-pages": tenPages()}
 	for _, c := range corpus {
 		docs["corpus/"+c.file] = readCorpus(t, c.file)
 	}
-	shared, _ := filepath.Glob("/work/shared/corpus/*.md")
 	golden, _ := filepath.Glob("testdata/*.md")
-	for _, f := range append(shared, golden...) {
-		if filepath.Base(f) == "SOURCES.md" {
-			continue
-		}
+	for _, f := range golden {
 		docs[f] = readFile(t, f)
 	}
 	return docs

@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/mdpress/mdpress/host/internal/pdfcheck"
+)
+
+// TestMetricsAfterConversions: what /metrics says after a few requests
+// matches what was served, family by family (DESIGN section 5): credits
+// charged, the pages and bytes of the PDFs delivered, requests by route and
+// status, their durations and the stage histogram; a refused request is
+// counted but charges and delivers nothing.
+func TestMetricsAfterConversions(t *testing.T) {
+	pdfcheck.Require(t)
+	h := startHost(t, fpdf())
+	_, key := h.account("pro", 10)
+
+	var pages, size int
+	for _, md := range []string{"# One page", threePages()} {
+		resp, pdf := h.post(key, map[string]string{"markdown": md})
+		if resp.StatusCode != 200 {
+			t.Fatalf("conversion: %d %.200s", resp.StatusCode, pdf)
+		}
+		pages += pdfcheck.Read(t, pdf).Pages
+		size += len(pdf)
+	}
+	if resp, body := h.post(key, map[string]string{"markdown": "x", "theme": "dark"}); resp.StatusCode != 400 {
+		t.Fatalf("bad theme: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := h.post("mdp_nope", map[string]string{"markdown": "x"}); resp.StatusCode != 401 {
+		t.Fatalf("bad key: %d %s", resp.StatusCode, body)
+	}
+
+	// The charge, and the figures with it, follow the answer: wait for
+	// them rather than read them at once.
+	want := map[string]float64{
+		"mdpress_credits_charged_total": 2,
+		"mdpress_pdf_pages_count":       2,
+		"mdpress_pdf_pages_sum":         float64(pages),
+		"mdpress_pdf_bytes_count":       2,
+		"mdpress_pdf_bytes_sum":         float64(size),
+		`mdpress_http_requests_total{code="200",route="/v1/pdf/markdown"}`:                       2,
+		`mdpress_http_requests_total{code="400",route="/v1/pdf/markdown"}`:                       1,
+		`mdpress_http_requests_total{code="401",route="/v1/pdf/markdown"}`:                       1,
+		`mdpress_http_request_duration_seconds_count{route="/v1/pdf/markdown"}`:                  4,
+		`mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"}`: 2,
+	}
+	var got map[string]float64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got = scrape(t, h)
+		if got["mdpress_credits_charged_total"] >= 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for name, v := range want {
+		if g, ok := got[name]; !ok || g != v {
+			t.Errorf("%s = %v (present: %v), want %v", name, g, ok, v)
+		}
+	}
+}
+
+// scrape reads /metrics as Prometheus does and flattens it into
+// name{label="value",...} -> value, labels in name order, histograms as
+// their _count and _sum.
+func scrape(t *testing.T, h *host) map[string]float64 {
+	t.Helper()
+	resp, body := h.do("GET", "/metrics", "", nil, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("/metrics: %d", resp.StatusCode)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics is not the Prometheus text format: %v", err)
+	}
+	out := map[string]float64{}
+	for name, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := labelString(m.GetLabel())
+			switch {
+			case m.Counter != nil:
+				out[name+labels] = m.GetCounter().GetValue()
+			case m.Gauge != nil:
+				out[name+labels] = m.GetGauge().GetValue()
+			case m.Histogram != nil:
+				out[name+"_count"+labels] = float64(m.GetHistogram().GetSampleCount())
+				out[name+"_sum"+labels] = m.GetHistogram().GetSampleSum()
+			}
+		}
+	}
+	return out
+}
+
+func labelString(pairs []*dto.LabelPair) string {
+	if len(pairs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range pairs {
+		parts = append(parts, fmt.Sprintf("%s=%q", p.GetName(), p.GetValue()))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
