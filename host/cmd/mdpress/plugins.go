@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -29,25 +30,42 @@ func newPlugins(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("plugin dir: %w", err)
 			}
-			used := map[string]string{}
+			// A plugin named for two stages (MDPRESS_BACKEND=sink-disk) is
+			// listed with both: one of them, picked by map order, hid the
+			// other.
+			used := map[string][]string{}
 			for s, p := range c.StagePlugins() {
-				used[p] = s
+				used[p] = append(used[p], s)
 			}
+			found := map[string]bool{}
 			names := []string{}
 			for _, e := range entries {
 				if !e.IsDir() {
 					names = append(names, e.Name())
+					found[e.Name()] = true
+				}
+			}
+			// A configured plugin without its binary is listed too: left
+			// out, its stage simply vanished from the table.
+			for p := range used {
+				if !found[p] {
+					names = append(names, p)
 				}
 			}
 			sort.Strings(names)
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintf(tw, "PLUGIN\tSTAGE IN USE\t(%s)\n", c.PluginDir)
 			for _, n := range names {
-				s := used[n]
-				if s == "" {
-					s = "-"
+				s := "-"
+				if len(used[n]) > 0 {
+					sort.Strings(used[n])
+					s = strings.Join(used[n], ", ")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t\n", n, s)
+				missing := ""
+				if !found[n] {
+					missing = "missing"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", n, s, missing)
 			}
 			return tw.Flush()
 		},

@@ -1,0 +1,204 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/host/config"
+)
+
+// cli is one run of a one-shot mdpress command.
+type cli struct {
+	stdout, stderr string
+	code           int
+}
+
+// runMdpress runs mdpress with only the MDPRESS_* variables in env.
+func runMdpress(t *testing.T, env []string, args ...string) cli {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), args...)
+	cmd.Env = append(cleanEnv(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("mdpress %v: %v", args, err)
+	}
+	return cli{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+// envOf is the environment hostOpts such as writeConfig set.
+func envOf(opts ...hostOpt) []string {
+	h := &host{}
+	for _, o := range opts {
+		o(h)
+	}
+	return h.env
+}
+
+// rows splits a table's lines into fields, header dropped.
+func rows(out string) [][]string {
+	var rs [][]string
+	for i, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if i > 0 {
+			rs = append(rs, strings.Fields(l))
+		}
+	}
+	return rs
+}
+
+// gone waits for each pid to exit: a command that has returned must leave
+// no plugin (nor a browser under it) running.
+func gone(t *testing.T, pids []int) {
+	t.Helper()
+	for _, pid := range pids {
+		for deadline := time.Now().Add(20 * time.Second); alive(pid); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("plugin %d still running after the command exited", pid)
+				break
+			}
+		}
+	}
+}
+
+// readyPids are the plugins a command's log says it started.
+func readyPids(log string) []int {
+	var out []int
+	for _, m := range regexp.MustCompile(`msg="plugin ready".* pid=(\d+)`).FindAllStringSubmatch(log, -1) {
+		pid, _ := strconv.Atoi(m[1])
+		out = append(out, pid)
+	}
+	return out
+}
+
+// TestPluginsCheck: `plugins check` starts, configures and health-checks
+// every configured plugin and exits 0 with a table of healthy stages, or
+// exits 1 with one line naming the plugin and what is wrong (its binary
+// missing, a binary serving another stage, its config refused), printing
+// no table; either way no plugin is left running. `plugins list` shows
+// which stage each binary serves, and a configured one that is missing.
+func TestPluginsCheck(t *testing.T) {
+	pluginDir := filepath.Join(binDir, "plugins")
+	data := t.TempDir()
+	want := map[string]string{"auth": "auth-apikey", "meter": "meter-credits", "parse": "parse-goldmark",
+		"style": "style-themes", "render": "render-fpdf", "sink": "sink-disk"}
+	failed := func(t *testing.T, r cli, msg string) {
+		t.Helper()
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "mdpress: "+msg) {
+			t.Fatalf("exit %d, want 1 with %q on stderr and nothing on stdout\nstdout:\n%s\nstderr:\n%s", r.code, "mdpress: "+msg, r.stdout, tail(r.stderr, 20))
+		}
+		gone(t, readyPids(r.stderr))
+	}
+
+	t.Run("healthy", func(t *testing.T) {
+		env := []string{"MDPRESS_BACKEND=fpdf"}
+		r := runMdpress(t, env, "plugins", "check", "--plugin-dir", pluginDir, "--data-dir", data)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "STAGE") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, tail(r.stderr, 20))
+		}
+		seen := map[string]bool{}
+		for _, f := range rows(r.stdout) {
+			if len(f) < 4 || want[f[0]] != f[1] || f[2] != "true" || f[3] == "" {
+				t.Errorf("row %q: want STAGE PLUGIN true VERSION with %v", f, want)
+				continue
+			}
+			seen[f[0]] = true
+		}
+		if len(seen) != len(want) {
+			t.Errorf("stages checked %v, want all of %v:\n%s", seen, want, r.stdout)
+		}
+		r = runMdpress(t, env, "plugins", "check", "--json", "--plugin-dir", pluginDir, "--data-dir", data)
+		var out struct {
+			Status []struct {
+				Stage, Plugin string
+				Healthy       bool
+				Pid           int
+			}
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || len(out.Status) != len(want) {
+			t.Fatalf("--json: exit %d\n%s", r.code, r.stdout)
+		}
+		var pids []int
+		for _, s := range out.Status {
+			if want[s.Stage] != s.Plugin || !s.Healthy || s.Pid == 0 {
+				t.Errorf("--json status %+v", s)
+			}
+			pids = append(pids, s.Pid)
+		}
+		gone(t, pids)
+
+		r = runMdpress(t, env, "plugins", "list", "--plugin-dir", pluginDir, "--data-dir", data)
+		if r.code != 0 || !strings.Contains(strings.SplitN(r.stdout, "\n", 2)[0], "("+pluginDir+")") {
+			t.Fatalf("list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		listed := map[string]string{}
+		for _, f := range rows(r.stdout) {
+			listed[f[0]] = strings.Join(f[1:], " ")
+		}
+		for _, p := range plugins {
+			stage := "-"
+			for s, q := range want {
+				if q == p {
+					stage = s
+				}
+			}
+			if listed[p] != stage {
+				t.Errorf("list: %s serves %q, want %q:\n%s", p, listed[p], stage, r.stdout)
+			}
+		}
+	})
+
+	t.Run("binary missing", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, p := range plugins {
+			if p != "sink-disk" {
+				if err := os.Symlink(filepath.Join(pluginDir, p), filepath.Join(dir, p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		env := []string{"MDPRESS_BACKEND=fpdf"}
+		failed(t, runMdpress(t, env, "plugins", "check", "--plugin-dir", dir, "--data-dir", data),
+			"plugin sink-disk: not in "+dir+"; its sink plugins: sink-s3")
+		// The listing shows the sink stage without its binary, not a
+		// table in which the stage is simply absent.
+		r := runMdpress(t, env, "plugins", "list", "--plugin-dir", dir, "--data-dir", data)
+		if r.code != 0 || !regexp.MustCompile(`(?m)^sink-disk +sink +missing *$`).MatchString(r.stdout) {
+			t.Fatalf("list: exit %d, want a row \"sink-disk  sink  missing\":\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	t.Run("binary of another stage", func(t *testing.T) {
+		env := []string{"MDPRESS_BACKEND=sink-disk"}
+		failed(t, runMdpress(t, env, "plugins", "check", "--plugin-dir", pluginDir, "--data-dir", data),
+			"plugin sink-disk (render stage): it serves the sink stage, not render")
+		// One binary named for two stages is listed with both, every time.
+		r := runMdpress(t, env, "plugins", "list", "--plugin-dir", pluginDir, "--data-dir", data)
+		if r.code != 0 || !regexp.MustCompile(`(?m)^sink-disk +render, sink *$`).MatchString(r.stdout) {
+			t.Fatalf("list: exit %d, want a row \"sink-disk  render, sink\":\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	for _, p := range []struct{ plugin, stage string }{{"render-fpdf", "render"}, {"sink-disk", "sink"}} {
+		t.Run("unknown key for "+p.plugin, func(t *testing.T) {
+			env := append(envOf(writeConfig(t, func(c *config.Config) {
+				c.Plugins[p.plugin] = map[string]any{"pageMargin": 10}
+			})), "MDPRESS_BACKEND=fpdf")
+			r := runMdpress(t, env, "plugins", "check", "--plugin-dir", pluginDir, "--data-dir", data)
+			failed(t, r, "plugin "+p.plugin+" ("+p.stage+" stage): configure: ")
+			if !strings.Contains(r.stderr, `"pageMargin"`) {
+				t.Errorf("the error does not name the key:\n%s", tail(r.stderr, 5))
+			}
+		})
+	}
+}
