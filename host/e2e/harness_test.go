@@ -75,9 +75,11 @@ type host struct {
 	DataDir string
 	env     []string
 	args    []string
-	logs    *syncBuffer
-	done    chan struct{}
-	exitErr error
+	// dataDirEnv gives the data dir as MDPRESS_DATA_DIR, not --data-dir.
+	dataDirEnv bool
+	logs       *syncBuffer
+	done       chan struct{}
+	exitErr    error
 }
 
 type syncBuffer struct {
@@ -108,6 +110,11 @@ func withEnv(kv ...string) hostOpt { return func(h *host) { h.env = append(h.env
 // withDataDir shares a data dir (restarts, several hosts).
 func withDataDir(dir string) hostOpt { return func(h *host) { h.DataDir = dir } }
 
+// withDataDirEnv names the data dir in MDPRESS_DATA_DIR only.
+func withDataDirEnv(dir string) hostOpt {
+	return func(h *host) { h.DataDir, h.dataDirEnv = dir, true }
+}
+
 // startHost starts mdpress serve and waits until /readyz answers 200.
 func startHost(t testing.TB, opts ...hostOpt) *host {
 	t.Helper()
@@ -120,8 +127,13 @@ func startHost(t testing.TB, opts ...hostOpt) *host {
 	}
 	addr := freeAddr(t)
 	h.URL = "http://" + addr
-	args := append([]string{"serve", "--addr", addr, "--data-dir", h.DataDir, "--plugin-dir", filepath.Join(binDir, "plugins"), "--log-level", "debug"}, h.args...)
-	h.cmd = exec.Command(filepath.Join(binDir, "mdpress"), args...)
+	args := []string{"serve", "--addr", addr, "--plugin-dir", filepath.Join(binDir, "plugins"), "--log-level", "debug"}
+	if h.dataDirEnv {
+		h.env = append(h.env, "MDPRESS_DATA_DIR="+h.DataDir)
+	} else {
+		args = append(args, "--data-dir", h.DataDir)
+	}
+	h.cmd = exec.Command(filepath.Join(binDir, "mdpress"), append(args, h.args...)...)
 	h.cmd.Env = append(cleanEnv(), h.env...)
 	h.cmd.Stdout, h.cmd.Stderr = h.logs, h.logs
 	if err := h.cmd.Start(); err != nil {

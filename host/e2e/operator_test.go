@@ -202,3 +202,88 @@ func TestPluginsCheck(t *testing.T) {
 		})
 	}
 }
+
+// filesUnder counts the regular files below dir (none when it is absent).
+func filesUnder(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestDataDirFromEnvironment: without --data-dir, `accounts` and `serve`
+// use the data dir MDPRESS_DATA_DIR names (accounts made by one are seen by
+// the other, hosted files land in it), and --data-dir wins over it.
+func TestDataDirFromEnvironment(t *testing.T) {
+	envDir, flagDir := t.TempDir(), t.TempDir()
+	env := []string{"MDPRESS_DATA_DIR=" + envDir}
+	create := func(args ...string) (user, key string) {
+		t.Helper()
+		r := runMdpress(t, env, append([]string{"accounts", "create", "--plan", "pro", "--json"}, args...)...)
+		var out struct{ UserID, APIKey string }
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.APIKey == "" {
+			t.Fatalf("accounts create %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		return out.UserID, out.APIKey
+	}
+	listed := func(args ...string) string {
+		t.Helper()
+		r := runMdpress(t, env, append([]string{"accounts", "list", "--json"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("accounts list %v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		return r.stdout
+	}
+	envUser, envKey := create()
+	flagUser, flagKey := create("--data-dir", flagDir)
+	for _, dir := range []string{envDir, flagDir} {
+		if _, err := os.Stat(filepath.Join(dir, "mdpress.db")); err != nil {
+			t.Fatalf("no database in %s: %v", dir, err)
+		}
+	}
+	if l := listed(); !strings.Contains(l, envUser) || strings.Contains(l, flagUser) {
+		t.Fatalf("accounts list under MDPRESS_DATA_DIR=%s, want only %s:\n%s", envDir, envUser, l)
+	}
+	if l := listed("--data-dir", flagDir); !strings.Contains(l, flagUser) || strings.Contains(l, envUser) {
+		t.Fatalf("accounts list --data-dir %s, want only %s:\n%s", flagDir, flagUser, l)
+	}
+
+	for _, tt := range []struct {
+		name            string
+		opts            []hostOpt
+		dir, other      string
+		key, foreignKey string
+	}{
+		{"environment", []hostOpt{withDataDirEnv(envDir)}, envDir, flagDir, envKey, flagKey},
+		{"flag over environment", []hostOpt{withEnv(env...), withDataDir(flagDir)}, flagDir, envDir, flagKey, envKey},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := startHost(t, append([]hostOpt{fpdf()}, tt.opts...)...)
+			if resp, body := h.do("GET", "/v1/user/info", tt.key, nil, nil); resp.StatusCode != 200 {
+				t.Fatalf("the key made in %s: %d %s", tt.dir, resp.StatusCode, body)
+			}
+			if resp, _ := h.do("GET", "/v1/user/info", tt.foreignKey, nil, nil); resp.StatusCode != 401 {
+				t.Fatalf("the key made in %s: %d, want 401", tt.other, resp.StatusCode)
+			}
+			hosted, others := filesUnder(t, filepath.Join(tt.dir, "files")), filesUnder(t, filepath.Join(tt.other, "files"))
+			resp, body := h.post(tt.key, map[string]string{"markdown": "# Hosted", "output": "url"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("output=url: %d %s", resp.StatusCode, body)
+			}
+			if n := filesUnder(t, filepath.Join(tt.dir, "files")); n <= hosted {
+				t.Errorf("no new file under %s/files", tt.dir)
+			}
+			if n := filesUnder(t, filepath.Join(tt.other, "files")); n != others {
+				t.Errorf("a file landed under %s/files", tt.other)
+			}
+		})
+	}
+}
