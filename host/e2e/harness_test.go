@@ -77,9 +77,11 @@ type host struct {
 	args    []string
 	// dataDirEnv gives the data dir as MDPRESS_DATA_DIR, not --data-dir.
 	dataDirEnv bool
-	logs       *syncBuffer
-	done       chan struct{}
-	exitErr    error
+	// wrap runs mdpress through a command (it must exec mdpress in place).
+	wrap    []string
+	logs    *syncBuffer
+	done    chan struct{}
+	exitErr error
 }
 
 type syncBuffer struct {
@@ -115,6 +117,10 @@ func withDataDirEnv(dir string) hostOpt {
 	return func(h *host) { h.DataDir, h.dataDirEnv = dir, true }
 }
 
+// withWrap starts mdpress through a command that execs it, e.g. in a
+// namespace of its own.
+func withWrap(cmd ...string) hostOpt { return func(h *host) { h.wrap = cmd } }
+
 // startHost starts mdpress serve and waits until /readyz answers 200.
 func startHost(t testing.TB, opts ...hostOpt) *host {
 	t.Helper()
@@ -133,7 +139,8 @@ func startHost(t testing.TB, opts ...hostOpt) *host {
 	} else {
 		args = append(args, "--data-dir", h.DataDir)
 	}
-	h.cmd = exec.Command(filepath.Join(binDir, "mdpress"), append(args, h.args...)...)
+	args = append(append(append([]string{}, h.wrap...), filepath.Join(binDir, "mdpress")), append(args, h.args...)...)
+	h.cmd = exec.Command(args[0], args[1:]...)
 	h.cmd.Env = append(cleanEnv(), h.env...)
 	h.cmd.Stdout, h.cmd.Stderr = h.logs, h.logs
 	if err := h.cmd.Start(); err != nil {

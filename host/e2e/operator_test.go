@@ -287,3 +287,101 @@ func TestDataDirFromEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoBackend: with render.plugin auto (the default), serve renders
+// with render-chrome when a Chromium is found and says which, and with
+// render-fpdf, warning, when none is: render-chrome's chromePath, when
+// set, is the only browser it runs, so a chromePath that does not exist
+// is no Chromium even on a machine that has one elsewhere.
+func TestAutoBackend(t *testing.T) {
+	found := regexp.MustCompile(`msg="rendering with render-chrome" chromium=(\S+)`)
+	// ready is the render plugin the "plugins ready" line names. The log
+	// is copied from a pipe, so it may reach the buffer after /readyz
+	// answered; the lines before it have arrived once it has.
+	ready := func(t *testing.T, h *host) string {
+		t.Helper()
+		re := regexp.MustCompile(`msg="plugins ready".* render=(\S+)`)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if m := re.FindStringSubmatch(h.logs.String()); m != nil {
+				return m[1]
+			}
+		}
+		t.Fatalf("no plugins ready line:\n%s", h.logs.String())
+		return ""
+	}
+	chromePath := func(p string) hostOpt {
+		return writeConfig(t, func(c *config.Config) { c.Plugins["render-chrome"] = map[string]any{"chromePath": p} })
+	}
+	converts := func(t *testing.T, h *host) {
+		t.Helper()
+		_, key := h.account("pro", 1)
+		if resp, body := h.post(key, map[string]string{"markdown": "# Auto"}); resp.StatusCode != 200 || !bytes.HasPrefix(body, []byte("%PDF-")) {
+			t.Fatalf("conversion: %d %.200s", resp.StatusCode, body)
+		}
+	}
+
+	t.Run("chromePath does not exist", func(t *testing.T) {
+		missing := filepath.Join(t.TempDir(), "chromium")
+		h := startHost(t, chromePath(missing))
+		if r := ready(t, h); r != "render-fpdf" {
+			t.Fatalf("renders with %s, want render-fpdf", r)
+		}
+		if !strings.Contains(h.logs.String(), "level=WARN msg=\"render-chrome's chromePath does not exist: rendering with render-fpdf") ||
+			!strings.Contains(h.logs.String(), "chromePath="+missing) {
+			t.Errorf("no warning naming the chromePath:\n%s", h.logs.String())
+		}
+		converts(t, h)
+	})
+
+	var chromium string
+	t.Run("Chromium found", func(t *testing.T) {
+		if !chromiumAvailable() {
+			t.Skip("chromium not installed (apt-get install chromium): auto cannot find one")
+		}
+		h := startHost(t)
+		if r := ready(t, h); r != "render-chrome" {
+			t.Fatalf("renders with %s, want render-chrome", r)
+		}
+		m := found.FindStringSubmatch(h.logs.String())
+		if m == nil {
+			t.Fatalf("no \"rendering with render-chrome\" line:\n%s", h.logs.String())
+		}
+		chromium = m[1]
+	})
+
+	t.Run("chromePath exists", func(t *testing.T) {
+		if chromium == "" {
+			t.Skip("no Chromium found above to point chromePath at")
+		}
+		link := filepath.Join(t.TempDir(), "my-chromium")
+		if err := os.Symlink(chromium, link); err != nil {
+			t.Fatal(err)
+		}
+		h := startHost(t, chromePath(link))
+		if r := ready(t, h); r != "render-chrome" {
+			t.Fatalf("renders with %s, want render-chrome", r)
+		}
+		if m := found.FindStringSubmatch(h.logs.String()); m == nil || m[1] != link {
+			t.Fatalf("want \"rendering with render-chrome\" chromium=%s:\n%s", link, h.logs.String())
+		}
+	})
+
+	t.Run("no Chromium", func(t *testing.T) {
+		// The binaries are not changed: serve runs in a mount namespace of
+		// its own, where Debian's Chromium directory is empty and PATH
+		// names no directory.
+		hide := []string{"unshare", "-rm", "sh", "-c",
+			`if [ -d /usr/lib/chromium ]; then mount -t tmpfs none /usr/lib/chromium || exit 1; fi; PATH=/nonexistent exec "$@"`, "sh"}
+		if out, err := exec.Command(hide[0], append(hide[1:], filepath.Join(binDir, "mdpress"), "help")...).CombinedOutput(); err != nil {
+			t.Skipf("no user and mount namespace to hide the installed Chromium in (%v: %s)", err, out)
+		}
+		h := startHost(t, withWrap(hide...))
+		if r := ready(t, h); r != "render-fpdf" {
+			t.Fatalf("renders with %s, want render-fpdf", r)
+		}
+		if !strings.Contains(h.logs.String(), `level=WARN msg="no Chromium found: rendering with render-fpdf`) {
+			t.Errorf("no warning:\n%s", h.logs.String())
+		}
+		converts(t, h)
+	})
+}

@@ -148,36 +148,48 @@ func resolveRender(c *config.Config, log *slog.Logger) {
 	if c.Render.Plugin != "auto" {
 		return
 	}
-	if path := findChromium(c); path != "" {
+	path, configured := findChromium(c)
+	if path != "" {
 		c.Render.Plugin = "render-chrome"
 		log.Info("rendering with render-chrome", "chromium", path)
 		return
 	}
 	c.Render.Plugin = "render-fpdf"
+	if configured != "" {
+		log.Warn("render-chrome's chromePath does not exist: rendering with render-fpdf; CSS, <style> blocks and most inline HTML are not applied "+
+			"(correct plugins.render-chrome.chromePath, or set render.plugin to silence this)", "chromePath", configured)
+		return
+	}
 	log.Warn("no Chromium found: rendering with render-fpdf; CSS, <style> blocks and most inline HTML are not applied " +
 		"(install chromium, or set render.plugin to silence this)")
 }
 
-func findChromium(c *config.Config) string {
+// findChromium returns the browser render-chrome would run, or "", and
+// the chromePath configured for it.
+func findChromium(c *config.Config) (path, configured string) {
 	if block := c.Plugins["render-chrome"]; block != nil {
 		if p, _ := block["chromePath"].(string); p != "" {
+			// render-chrome runs the configured browser or none: a
+			// Chromium found elsewhere made auto choose render-chrome,
+			// which then failed to start, and serve with it.
 			if _, err := os.Stat(p); err == nil {
-				return p
+				return p, p
 			}
+			return "", p
 		}
 	}
 	for _, p := range []string{"/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if strings.HasPrefix(p, "/") {
 			if _, err := os.Stat(p); err == nil {
-				return p
+				return p, ""
 			}
 			continue
 		}
 		if path, err := exec.LookPath(p); err == nil {
-			return path
+			return path, ""
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // specs builds the supervisor specs for the given stages.
