@@ -178,7 +178,10 @@ func findChromium(c *config.Config) (path, configured string) {
 			return "", p
 		}
 	}
-	for _, p := range []string{"/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+	// The places render-chrome looks, in its order (chrome.findChrome): a
+	// browser only it found made auto choose render-fpdf.
+	for _, p := range []string{"/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser",
+		"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome", "headless-shell"} {
 		if strings.HasPrefix(p, "/") {
 			if _, err := os.Stat(p); err == nil {
 				return p, ""
