@@ -40,6 +40,13 @@ type Config struct {
 	MaxRenderMemoryMB int `json:"maxRenderMemoryMB"`
 	// JavaScript lets documents run scripts.
 	JavaScript bool `json:"javascript"`
+	// NoSandbox starts Chromium without its sandbox, as it always is when
+	// the plugin runs as root. The sandbox needs user namespaces, which a
+	// container under its runtime's default seccomp profile (Docker's,
+	// Kubernetes' RuntimeDefault) may not create: there Chromium refuses
+	// to start ("No usable sandbox!") unless this is set, and the
+	// container's own confinement is what holds the browser.
+	NoSandbox bool `json:"noSandbox"`
 	// AllowRemote lets documents load http(s) resources from public
 	// addresses, fetched by the plugin.
 	AllowRemote bool `json:"allowRemote"`

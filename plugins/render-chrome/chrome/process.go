@@ -39,8 +39,15 @@ type launchOptions struct {
 	// javascript lets documents run scripts; off, scripts are off for
 	// the whole browser, not only the tabs the pool opens.
 	javascript bool
-	log        *slog.Logger
+	// noSandbox starts the browser without its sandbox (see
+	// Config.NoSandbox); as root it always is.
+	noSandbox bool
+	log       *slog.Logger
 }
+
+// sandboxed reports whether the browser gets Chromium's sandbox: not as
+// root, where Chromium refuses it, nor when the config turns it off.
+func (o launchOptions) sandboxed(euid int) bool { return euid != 0 && !o.noSandbox }
 
 // chromeFlags keep the browser off the network and quiet. Fetch
 // interception answers every request of a document; everything else goes
@@ -146,7 +153,7 @@ func launch(ctx, root context.Context, o launchOptions) (*process, error) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		}),
 	)
-	if os.Geteuid() == 0 {
+	if !o.sandboxed(os.Geteuid()) {
 		opts = append(opts, chromedp.NoSandbox)
 	}
 	allocCtx, allocCancel := chromedp.NewExecAllocator(root, opts...)

@@ -38,3 +38,27 @@ func TestGone(t *testing.T) {
 		t.Fatal("a reaped process reported alive")
 	}
 }
+
+// TestSandboxed: Chromium gets its sandbox unless it runs as root (where it
+// refuses one) or the config sets noSandbox, which a container without
+// user namespaces needs: there the sandbox stops Chromium from starting.
+func TestSandboxed(t *testing.T) {
+	for _, tc := range []struct {
+		euid      int
+		noSandbox bool
+		want      bool
+	}{
+		{1000, false, true},
+		{1000, true, false},
+		{0, false, false},
+		{0, true, false},
+	} {
+		if got := (launchOptions{noSandbox: tc.noSandbox}).sandboxed(tc.euid); got != tc.want {
+			t.Errorf("euid %d, noSandbox %v: sandboxed = %v, want %v", tc.euid, tc.noSandbox, got, tc.want)
+		}
+	}
+	c, err := ParseConfig([]byte(`{"noSandbox": true}`))
+	if err != nil || !c.NoSandbox {
+		t.Fatalf("noSandbox: %+v, %v", c, err)
+	}
+}

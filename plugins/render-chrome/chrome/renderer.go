@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -85,7 +86,7 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 	root, stop := context.WithCancel(context.Background())
 	e := &engine{
 		cfg:      cfg,
-		launchOp: launchOptions{execPath: path, proxyAddr: hole.addr(), bareNetwork: r.opts.bareNetwork, javascript: cfg.JavaScript, log: r.log},
+		launchOp: launchOptions{execPath: path, proxyAddr: hole.addr(), bareNetwork: r.opts.bareNetwork, javascript: cfg.JavaScript, noSandbox: cfg.NoSandbox, log: r.log},
 		gate: &gate{
 			allowRemote: cfg.AllowRemote,
 			fetcher:     egress.NewFetcher(r.opts.lookup, r.opts.dial, cfg.RemoteMaxBytes, time.Duration(cfg.RemoteTimeout)),
@@ -114,7 +115,7 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: Chromium did not start")
 	}
 	r.log.Info("render-chrome configured", "chrome", path, "tabs", cfg.Tabs, "queue", cfg.Queue,
-		"javascript", cfg.JavaScript, "allowRemote", cfg.AllowRemote)
+		"javascript", cfg.JavaScript, "allowRemote", cfg.AllowRemote, "sandbox", e.launchOp.sandboxed(os.Geteuid()))
 	return &stage.ConfigureResponse{Info: stage.Info{
 		Name:         "render-chrome",
 		Version:      Version,
