@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"gopkg.in/yaml.v3"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -239,15 +236,7 @@ func readYAML(t *testing.T, path string, v any) {
 // histogram is listed under its _bucket (with le), _count and _sum series.
 func exportedLabels(t *testing.T, h *host) map[string]map[string]map[string]bool {
 	t.Helper()
-	resp, body := h.do("GET", "/metrics", "", nil, nil)
-	if resp.StatusCode != 200 {
-		t.Fatalf("/metrics: %d", resp.StatusCode)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("/metrics: %v", err)
-	}
+	families := metricFamilies(t, h)
 	out := map[string]map[string]map[string]bool{}
 	add := func(name, label, value string) {
 		if out[name] == nil {

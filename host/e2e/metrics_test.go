@@ -68,10 +68,8 @@ func TestMetricsAfterConversions(t *testing.T) {
 	}
 }
 
-// scrape reads /metrics as Prometheus does and flattens it into
-// name{label="value",...} -> value, labels in name order, histograms as
-// their _count and _sum.
-func scrape(t *testing.T, h *host) map[string]float64 {
+// metricFamilies reads /metrics as Prometheus does.
+func metricFamilies(t *testing.T, h *host) map[string]*dto.MetricFamily {
 	t.Helper()
 	resp, body := h.do("GET", "/metrics", "", nil, nil)
 	if resp.StatusCode != 200 {
@@ -82,6 +80,15 @@ func scrape(t *testing.T, h *host) map[string]float64 {
 	if err != nil {
 		t.Fatalf("/metrics is not the Prometheus text format: %v", err)
 	}
+	return families
+}
+
+// scrape reads /metrics as Prometheus does and flattens it into
+// name{label="value",...} -> value, labels in name order, histograms as
+// their _count and _sum.
+func scrape(t *testing.T, h *host) map[string]float64 {
+	t.Helper()
+	families := metricFamilies(t, h)
 	out := map[string]float64{}
 	for name, f := range families {
 		for _, m := range f.GetMetric() {
