@@ -124,18 +124,25 @@ func TestRenderPipes(t *testing.T) {
 	}
 }
 
-// TestServeOnPortZero: --addr HOST:0 serves on a port the system picks,
-// and the hosted URLs and the log name that port, not 0.
-func TestServeOnPortZero(t *testing.T) {
-	dir := t.TempDir()
-	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "serve", "--addr", "127.0.0.1:0", "--backend", "fpdf",
-		"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+// startServe starts serve on a port the system picks, with the backend
+// given and a data dir of its own, its log in logs.
+func startServe(t *testing.T, backend string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "serve", "--addr", "127.0.0.1:0", "--backend", backend,
+		"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", t.TempDir())
 	cmd.Env = cleanEnv()
 	logs := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, logs
+}
+
+// TestServeOnPortZero: --addr HOST:0 serves on a port the system picks,
+// and the hosted URLs and the log name that port, not 0.
+func TestServeOnPortZero(t *testing.T) {
+	cmd, logs := startServe(t, "fpdf")
 	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
 	re := regexp.MustCompile(`msg=serving addr=(127\.0\.0\.1:\d+) publicURL=(\S+)`)
 	var m []string
@@ -162,15 +169,7 @@ func TestStopDuringStartup(t *testing.T) {
 	if !chromiumAvailable() {
 		t.Skip("chromium not installed (apt-get install chromium): no startup slow enough to interrupt")
 	}
-	dir := t.TempDir()
-	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "serve", "--addr", "127.0.0.1:0", "--backend", "chrome",
-		"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
-	cmd.Env = cleanEnv()
-	logs := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, logs := startServe(t, "chrome")
 	// The quick plugins are up; the browser is still starting.
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "msg=\"plugin ready\""); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 
 	"github.com/mdpress/mdpress/core/fileid"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -25,9 +26,17 @@ func (d *Disk) Delete(ctx context.Context, req *stage.DeleteRequest) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, name := range []string{metaPath(req.ID), dataPath(req.ID)} {
-		if err := st.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return stage.Wrap(stage.CodeInternal, err, "delete file")
+	if err := remove(st.root, req.ID); err != nil {
+		return stage.Wrap(stage.CodeInternal, err, "delete file")
+	}
+	return nil
+}
+
+// remove removes a file's record, then its data; either may be gone.
+func remove(root *os.Root, id string) error {
+	for _, name := range []string{metaPath(id), dataPath(id)} {
+		if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 	}
 	return nil

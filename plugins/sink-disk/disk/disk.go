@@ -157,8 +157,7 @@ func (d *Disk) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 		// The caller gave up during the writes (the sink timeout, the
 		// client gone) and has refunded the request: no one gets this id,
 		// and the file would take up room until it expired, days away.
-		_ = st.root.Remove(metaPath(id))
-		_ = st.root.Remove(dataPath(id))
+		_ = remove(st.root, id)
 		return nil, err
 	}
 	return &stage.StoreResponse{ID: id, ExpiresAt: m.Expires}, nil
