@@ -199,15 +199,31 @@ func deployQueries(t *testing.T) (queries []deployQuery, records, jobs map[strin
 		t.Fatal(err)
 	}
 	var dash struct {
+		Templating struct {
+			List []struct{ Name, Type, Query string }
+		}
 		Panels []struct {
 			Type, Title string
+			Datasource  struct{ Type, UID string }
 			Targets     []struct{ Expr, Format string }
 		}
 	}
 	if err := json.Unmarshal(raw, &dash); err != nil {
 		t.Fatalf("mdpress.json: %v", err)
 	}
+	// Imported into a Grafana whose default data source is not this
+	// Prometheus, a panel without one shows "no data": each panel reads
+	// the dashboard's Prometheus picker.
+	picker := slices.ContainsFunc(dash.Templating.List, func(v struct{ Name, Type, Query string }) bool {
+		return v.Name == "datasource" && v.Type == "datasource" && v.Query == "prometheus"
+	})
+	if !picker {
+		t.Errorf("mdpress.json: no datasource variable of type prometheus")
+	}
 	for _, p := range dash.Panels {
+		if p.Datasource.Type != "prometheus" || p.Datasource.UID != "${datasource}" {
+			t.Errorf("mdpress.json %s: data source %+v, want the ${datasource} variable", p.Title, p.Datasource)
+		}
 		for _, tg := range p.Targets {
 			queries = append(queries, deployQuery{"mdpress.json " + p.Title, tg.Expr})
 			if p.Type == "heatmap" && strings.Contains(tg.Expr, "_bucket") && tg.Format != "heatmap" {
