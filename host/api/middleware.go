@@ -26,6 +26,7 @@ func requestID(ctx context.Context) string {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	route  string // set by a handler that knows the route when mux does not
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -67,7 +68,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			route := "unmatched"
-			if cur := mux.CurrentRoute(r); cur != nil {
+			if rec.route != "" {
+				route = rec.route
+			} else if cur := mux.CurrentRoute(r); cur != nil {
 				if tpl, err := cur.GetPathTemplate(); err == nil {
 					route = tpl
 				} else if name := cur.GetName(); name != "" {

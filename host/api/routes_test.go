@@ -53,6 +53,7 @@ func TestRoutes(t *testing.T) {
 		{"DELETE", "/v1/pdf/markdown", 405, true},
 		{"POST", "/v1/user/info", 405, true},
 		{"POST", "/v1/openapi.json", 405, true},
+		{"DELETE", "/v1/files/f_1", 405, true},
 		{"GET", "/v1/openapi.json", 200, true},
 		{"GET", "/healthz", 200, true},
 		{"HEAD", "/healthz", 200, false},
@@ -65,12 +66,18 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/", 200, false},
 		{"GET", "/app.js", 200, false},
 	}
+	allow := map[string]string{"/v1/pdf/markdown": "POST", "/v1/user/info": "GET", "/v1/openapi.json": "GET, HEAD", "/v1/files/f_1": "GET, HEAD"}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			rec := httptest.NewRecorder()
 			s.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, strings.NewReader("{}")))
 			if rec.Code != tt.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			if tt.status == http.StatusMethodNotAllowed {
+				if got, want := rec.Header().Get("Allow"), allow[tt.path]; got != want {
+					t.Fatalf("Allow %q, want %q", got, want)
+				}
 			}
 			if got := rec.Header().Get("X-Content-Type-Options"); got != "nosniff" {
 				t.Fatalf("X-Content-Type-Options %q, want nosniff", got)
@@ -90,9 +97,10 @@ func TestRoutes(t *testing.T) {
 		})
 	}
 	// The dashboard's requests are counted under its name (GET /, /app.js,
-	// /nope, /v2/pdf/markdown), and the API's misses (five 404s, four
-	// 405s) as unmatched, which mux's middleware alone did not count.
-	want := map[string]float64{"dashboard": 4, "/v1/openapi.json": 2, "unmatched": 9}
+	// /nope, /v2/pdf/markdown), the API's 404s (five) as unmatched, and
+	// its 405s under the route they missed, which mux's middleware alone
+	// did not count.
+	want := map[string]float64{"dashboard": 4, "/v1/openapi.json": 3, "/v1/pdf/markdown": 2, "/v1/user/info": 1, "/v1/files/{id}": 1, "unmatched": 5}
 	got := map[string]float64{}
 	families, err := reg.Gather()
 	if err != nil {

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -130,7 +132,20 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	r.NotFoundHandler = s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFound())
 	}))
+	var paths []routePath // filled once every route is in
 	r.MethodNotAllowedHandler = s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// mux matched the path but no method, and says neither which route
+		// nor which methods: the answer names the methods (RFC 9110 asks
+		// for Allow on a 405) and the metrics the route.
+		for _, p := range paths {
+			if p.re.MatchString(r.URL.Path) {
+				w.Header().Set("Allow", strings.Join(p.methods, ", "))
+				if rec, ok := w.(*statusRecorder); ok {
+					rec.route = p.template
+				}
+				break
+			}
+		}
 		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint"))
 	}))
 	r.Use(s.observe)
@@ -156,8 +171,37 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		// mismatch an API route recorded, turning its 405 into a 404.
 		r.MatcherFunc(dashboardRequest).Handler(dashboardNotFoundJSON(opt.Dashboard)).Name(dashboardRoute)
 	}
+	paths = routePaths(r)
 	s.router = r
 	return s
+}
+
+// routePath is a route's path with the methods it answers.
+type routePath struct {
+	template string
+	re       *regexp.Regexp
+	methods  []string
+}
+
+func routePaths(r *mux.Router) []routePath {
+	var out []routePath
+	_ = r.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		tpl, err := route.GetPathTemplate()
+		if err != nil {
+			return nil // the dashboard's matcher: no path, no 405s
+		}
+		expr, err := route.GetPathRegexp()
+		if err != nil {
+			return nil
+		}
+		methods, err := route.GetMethods()
+		if err != nil {
+			return nil
+		}
+		out = append(out, routePath{template: tpl, re: regexp.MustCompile(expr), methods: methods})
+		return nil
+	})
+	return out
 }
 
 // ServeHTTP implements http.Handler.
