@@ -8,7 +8,7 @@ PKGS     := ./sdk/... ./core/... ./host/... ./plugins/...
 MODULES  := sdk core host plugins
 TESTFLAGS ?=
 
-.PHONY: all build run test test-short bench proto lint modules clean
+.PHONY: all build run test test-short bench bench-deps proto lint modules clean
 
 all: build
 
@@ -37,7 +37,14 @@ modules:
 	@for m in $(MODULES); do (cd $$m && GOWORK=off $(GO) vet ./...) || exit 1; done
 
 bench: build
-	MDPRESS_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./host/... ./plugins/...
+	MDPRESS_BIN_DIR=$(CURDIR)/$(BIN) MDPRESS_MD_TO_PDF_DIR=$(CURDIR)/$(BIN)/md-to-pdf \
+		$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./host/... ./plugins/...
+
+# md-to-pdf (npm), the baseline of BenchmarkVsMdToPdf, without the browser
+# puppeteer would download: it drives Debian's chromium, as mdpress does.
+bench-deps:
+	mkdir -p $(BIN)/md-to-pdf
+	cd $(BIN)/md-to-pdf && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --ignore-scripts md-to-pdf@5.2.5
 
 proto:
 	cd sdk && protoc -I proto --go_out=internal/pb --go_opt=paths=source_relative \

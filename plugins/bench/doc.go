@@ -12,6 +12,8 @@
 //     5 ms of other work, which is what each hop of a conversion pays; beside
 //     it the same round trips over a bare Unix socket, the machine's floor
 //   - fpdf vs chrome, 1 page, 4 clients: end-to-end throughput of each
+//   - the corpus's small, medium and large documents, one client: end to end on
+//     each backend vs md-to-pdf (npm) on a warm browser (make bench-deps)
 //
 // It needs the binaries (MDPRESS_BIN_DIR=bin, as `make bench` sets, or it
 // builds them) and, for the chrome figures, Debian's chromium.

@@ -165,20 +165,27 @@ func startHost(b *testing.B, backend string) *host {
 
 // convert posts Markdown and returns the PDF's size.
 func (h *host) convert(ctx context.Context, md string) (int, error) {
+	size, _, err := h.convertPages(ctx, md)
+	return size, err
+}
+
+// convertPages posts Markdown and returns the PDF's size and page count.
+func (h *host) convertPages(ctx context.Context, md string) (size, pages int, err error) {
 	body, _ := json.Marshal(map[string]string{"markdown": md, "pageNumeration": "center"})
 	req, _ := http.NewRequestWithContext(ctx, "POST", h.url+"/v1/pdf/markdown", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+h.key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer resp.Body.Close()
 	n, err := io.Copy(io.Discard, resp.Body)
 	if resp.StatusCode != 200 {
-		return 0, fmt.Errorf("status %d", resp.StatusCode)
+		return 0, 0, fmt.Errorf("status %d", resp.StatusCode)
 	}
-	return int(n), err
+	pages, _ = strconv.Atoi(resp.Header.Get("X-Pdf-Pages"))
+	return int(n), pages, err
 }
 
 // stageMeans reads the host's /metrics and returns the mean duration in
