@@ -45,25 +45,28 @@ func TestRoutes(t *testing.T) {
 		method, path string
 		status       int
 		json         bool
+		allow        string // the Allow header of a 405
 	}{
-		{"GET", "/v1/nope", 404, true},
-		{"POST", "/v1/nope", 404, true},
-		{"GET", "/v1", 404, true},
-		{"GET", "/v1/pdf/markdown", 405, true},
-		{"DELETE", "/v1/pdf/markdown", 405, true},
-		{"POST", "/v1/user/info", 405, true},
-		{"POST", "/v1/openapi.json", 405, true},
-		{"GET", "/v1/openapi.json", 200, true},
-		{"GET", "/healthz", 200, true},
-		{"HEAD", "/healthz", 200, false},
-		{"HEAD", "/metrics", 200, false},
-		{"HEAD", "/v1/openapi.json", 200, false},
-		{"POST", "/nope", 404, true},
-		{"GET", "/nope", 404, true},
-		{"GET", "/v2/pdf/markdown", 404, true},
-		{"POST", "/", 404, true},
-		{"GET", "/", 200, false},
-		{"GET", "/app.js", 200, false},
+		{"GET", "/v1/nope", 404, true, ""},
+		{"POST", "/v1/nope", 404, true, ""},
+		{"GET", "/v1", 404, true, ""},
+		{"GET", "/v1/pdf/markdown", 405, true, "POST"},
+		{"DELETE", "/v1/pdf/markdown", 405, true, "POST"},
+		{"OPTIONS", "/v1/pdf/markdown", 405, true, "POST"},
+		{"POST", "/v1/user/info", 405, true, "GET"},
+		{"POST", "/v1/openapi.json", 405, true, "GET, HEAD"},
+		{"DELETE", "/v1/files/0123456789abcdef0123456789abcdef", 405, true, "GET, HEAD"},
+		{"GET", "/v1/openapi.json", 200, true, ""},
+		{"GET", "/healthz", 200, true, ""},
+		{"HEAD", "/healthz", 200, false, ""},
+		{"HEAD", "/metrics", 200, false, ""},
+		{"HEAD", "/v1/openapi.json", 200, false, ""},
+		{"POST", "/nope", 404, true, ""},
+		{"GET", "/nope", 404, true, ""},
+		{"GET", "/v2/pdf/markdown", 404, true, ""},
+		{"POST", "/", 404, true, ""},
+		{"GET", "/", 200, false, ""},
+		{"GET", "/app.js", 200, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -74,6 +77,9 @@ func TestRoutes(t *testing.T) {
 			}
 			if got := rec.Header().Get("X-Content-Type-Options"); got != "nosniff" {
 				t.Fatalf("X-Content-Type-Options %q, want nosniff", got)
+			}
+			if got := rec.Header().Get("Allow"); got != tt.allow {
+				t.Fatalf("Allow %q, want %q", got, tt.allow)
 			}
 			if !tt.json {
 				return
@@ -90,9 +96,9 @@ func TestRoutes(t *testing.T) {
 		})
 	}
 	// The dashboard's requests are counted under its name (GET /, /app.js,
-	// /nope, /v2/pdf/markdown), and the API's misses (five 404s, four
+	// /nope, /v2/pdf/markdown), and the API's misses (five 404s, six
 	// 405s) as unmatched, which mux's middleware alone did not count.
-	want := map[string]float64{"dashboard": 4, "/v1/openapi.json": 2, "unmatched": 9}
+	want := map[string]float64{"dashboard": 4, "/v1/openapi.json": 2, "unmatched": 11}
 	got := map[string]float64{}
 	families, err := reg.Gather()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -131,7 +132,12 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		writeError(w, notFound())
 	}))
 	r.MethodNotAllowedHandler = s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint"))
+		allow := s.allowed(r)
+		// RFC 9110 requires it, and it is what tells a client which
+		// method to send instead.
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint").
+			WithDetails(map[string]any{"method": r.Method, "allowed": allow}))
 	}))
 	r.Use(s.observe)
 	// Full paths rather than a /v1 subrouter: in gorilla/mux v1.8 a
@@ -158,6 +164,23 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	}
 	s.router = r
 	return s
+}
+
+// allowed lists the methods that r's path answers to, asking the router
+// about each in turn, so that the list follows the routes.
+func (s *Server) allowed(r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.WithContext(r.Context())
+		probe.Method = m
+		var match mux.RouteMatch
+		// The dashboard answers any GET outside /v1, a 404 included: it
+		// does not make a method allowed.
+		if s.router.Match(probe, &match) && match.MatchErr == nil && match.Route.GetName() != dashboardRoute {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
 // ServeHTTP implements http.Handler.

@@ -206,25 +206,28 @@ func contractNoCredits(t *testing.T, a *api) {
 }
 
 // contractRoutes: unknown routes are a JSON 404, known routes with the
-// wrong method a JSON 405, unknown hosted files a JSON 404.
+// wrong method a JSON 405 whose Allow header names the right ones, unknown
+// hosted files a JSON 404.
 func contractRoutes(t *testing.T, a *api) {
 	_, key := a.h.account("pro", 5)
 	tests := []struct {
 		method, path string
 		status       int
+		allow        string
 	}{
-		{"GET", "/v1/nope", 404},
-		{"POST", "/v1/nope", 404},
-		{"GET", "/v1/pdf/html", 404},
-		{"POST", "/v2/pdf/markdown", 404},
-		{"GET", "/v2/pdf/markdown", 404},
-		{"GET", "/nope.html", 404},
-		{"GET", "/v1/pdf/markdown", 405},
-		{"PUT", "/v1/pdf/markdown", 405},
-		{"DELETE", "/v1/pdf/markdown", 405},
-		{"POST", "/v1/user/info", 405},
-		{"GET", "/v1/files/abcdefghijklmnopqrstuvwxyz012345", 404},
-		{"GET", "/v1/files/..%2f..%2fetc%2fpasswd", 404},
+		{"GET", "/v1/nope", 404, ""},
+		{"POST", "/v1/nope", 404, ""},
+		{"GET", "/v1/pdf/html", 404, ""},
+		{"POST", "/v2/pdf/markdown", 404, ""},
+		{"GET", "/v2/pdf/markdown", 404, ""},
+		{"GET", "/nope.html", 404, ""},
+		{"GET", "/v1/pdf/markdown", 405, "POST"},
+		{"PUT", "/v1/pdf/markdown", 405, "POST"},
+		{"DELETE", "/v1/pdf/markdown", 405, "POST"},
+		{"DELETE", "/v1/files/0123456789abcdef0123456789abcdef", 405, "GET, HEAD"},
+		{"POST", "/v1/user/info", 405, "GET"},
+		{"GET", "/v1/files/abcdefghijklmnopqrstuvwxyz012345", 404, ""},
+		{"GET", "/v1/files/..%2f..%2fetc%2fpasswd", 404, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -235,6 +238,9 @@ func contractRoutes(t *testing.T, a *api) {
 			resp, data := a.call(t, tt.method, tt.path, key, body, nil)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %.200s", resp.StatusCode, tt.status, data)
+			}
+			if got := resp.Header.Get("Allow"); got != tt.allow {
+				t.Errorf("Allow %q, want %q", got, tt.allow)
 			}
 		})
 	}
