@@ -148,7 +148,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	r.HandleFunc("/v1/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
 	// Probes and scrapers may use HEAD (load balancers do).
 	r.HandleFunc("/v1/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc("/v1/openapi-action.json", serveJSON(openAPIAction)).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/v1/openapi-action.json", serveJSON(mustJSON(actionDoc(openAPIDoc(), opt.PublicURL)))).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}).Methods(http.MethodGet, http.MethodHead)
