@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"mime"
 	"reflect"
 	"strconv"
 	"strings"
@@ -396,6 +397,27 @@ func contractHostedURL(t *testing.T, a *api) {
 			}
 		})
 	}
+	// A title beyond ASCII names the download for every client: whole in
+	// filename*, which browsers and wget read, and approximated in
+	// filename, which curl -OJ reads (with filename* alone it saved the
+	// file under its id, with no .pdf).
+	t.Run("non-ASCII name", func(t *testing.T) {
+		_, key := a.h.account("pro", 1)
+		resp, body := a.call(t, "POST", "/v1/pdf/markdown", key, map[string]string{"markdown": "# Café résumé", "output": "url"}, nil)
+		var out struct{ URL string }
+		if resp.StatusCode != 200 || json.Unmarshal(body, &out) != nil {
+			t.Fatalf("status %d: %s", resp.StatusCode, body)
+		}
+		got, _ := a.get(t, out.URL)
+		cd := got.Header.Get("Content-Disposition")
+		if _, params, err := mime.ParseMediaType(cd); err != nil || params["filename"] != "Café résumé.pdf" {
+			t.Errorf("Content-Disposition %q: filename %q (%v), want Café résumé.pdf", cd, params["filename"], err)
+		}
+		plain, _, _ := strings.Cut(cd, "; filename*=")
+		if _, params, err := mime.ParseMediaType(plain); err != nil || params["filename"] != "Cafe resume.pdf" {
+			t.Errorf("Content-Disposition %q: without filename*, filename %q (%v), want Cafe resume.pdf", cd, params["filename"], err)
+		}
+	})
 }
 
 // credits reads the balance through /v1/user/info.
