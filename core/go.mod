@@ -13,7 +13,6 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
@@ -22,6 +21,7 @@ require (
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mdpress/mdpress/sdk v0.0.0
+	golang.org/x/text v0.42.0
 	modernc.org/sqlite v1.61.1
 )
 

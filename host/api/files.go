@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/mdpress/mdpress/core/apierr"
+	"github.com/mdpress/mdpress/core/disposition"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -117,11 +117,7 @@ func setFileHeaders(w http.ResponseWriter, f *stage.OpenResponse) {
 	if !f.ExpiresAt.IsZero() {
 		h.Set("Expires", f.ExpiresAt.UTC().Format(http.TimeFormat))
 	}
-	name := f.Filename
-	if name == "" {
-		name = "document.pdf"
-	}
-	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": name}))
+	h.Set("Content-Disposition", disposition.Inline(f.Filename))
 }
 
 // ifRange reports whether a Range applies: no If-Range, or one naming the

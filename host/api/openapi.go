@@ -15,10 +15,7 @@ import (
 //go:embed openapi.yaml
 var openAPIYAML []byte
 
-var (
-	openAPIFull   = mustJSON(openAPIDoc())
-	openAPIAction = mustJSON(actionDoc(openAPIDoc()))
-)
+var openAPIFull = mustJSON(openAPIDoc())
 
 func openAPIDoc() map[string]any {
 	var doc map[string]any
@@ -29,8 +26,11 @@ func openAPIDoc() map[string]any {
 }
 
 // actionDoc is the tool-action variant: output is required and only url is
-// allowed, since a tool action cannot carry PDF bytes back.
-func actionDoc(doc map[string]any) map[string]any {
+// allowed, since a tool action cannot carry PDF bytes back. Its server is
+// publicURL's /v1 when there is one: a tool action imports the document
+// on its own, with no page of ours to resolve a relative server against,
+// and refuses one.
+func actionDoc(doc map[string]any, publicURL string) map[string]any {
 	schemas := dig(doc, "components", "schemas")
 	req := dig(schemas, "MarkdownRequest")
 	req["required"] = []any{"markdown", "output"}
@@ -45,8 +45,9 @@ func actionDoc(doc map[string]any) map[string]any {
 	delete(content, "application/pdf")
 	info := dig(doc, "info")
 	info["title"] = "mdpress (tool action)"
-	// Tool actions need an absolute server; the relative one is kept for
-	// same-origin use and clients substitute their base URL.
+	if publicURL != "" {
+		doc["servers"] = []any{map[string]any{"url": publicURL + "/v1"}}
+	}
 	paths := dig(doc, "paths")
 	delete(paths, "/files/{id}")
 	return doc

@@ -62,7 +62,7 @@ func TestOpenAPIMatchesDecoder(t *testing.T) {
 // only where a tool action needs it.
 func TestActionDocument(t *testing.T) {
 	full := loadServed(t, "openapi.json", openAPIFull)
-	action := loadServed(t, "openapi-action.json", openAPIAction)
+	action := loadServed(t, "openapi-action.json", mustJSON(actionDoc(openAPIDoc(), "https://pdf.example.com")))
 	req := action.Components.Schemas["MarkdownRequest"].Value
 	if !reflect.DeepEqual(req.Required, []string{"markdown", "output"}) {
 		t.Errorf("required %v", req.Required)
@@ -75,6 +75,11 @@ func TestActionDocument(t *testing.T) {
 	}
 	if action.Paths.Find("/pdf/markdown").Post.Responses.Status(200).Value.Content.Get("application/pdf") != nil {
 		t.Error("the action's 200 still offers PDF bytes")
+	}
+	// Tool actions refuse a relative server: the action's names the
+	// public URL.
+	if len(action.Servers) != 1 || action.Servers[0].URL != "https://pdf.example.com/v1" {
+		t.Errorf("action servers %v, want https://pdf.example.com/v1 only", action.Servers)
 	}
 	// Deriving the action must not touch the full document.
 	if out := full.Components.Schemas["MarkdownRequest"].Value.Properties["output"].Value; len(out.Enum) != 2 {

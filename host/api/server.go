@@ -137,16 +137,19 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		// mux matched the path but no method, and says neither which route
 		// nor which methods: the answer names the methods (RFC 9110 asks
 		// for Allow on a 405) and the metrics the route.
+		var allow []string
 		for _, p := range paths {
 			if p.re.MatchString(r.URL.Path) {
-				w.Header().Set("Allow", strings.Join(p.methods, ", "))
+				allow = p.methods
 				if rec, ok := w.(*statusRecorder); ok {
 					rec.route = p.template
 				}
 				break
 			}
 		}
-		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint"))
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, apierr.New(http.StatusMethodNotAllowed, apierr.NameMethodNotAllowed, "method not allowed on this endpoint").
+			WithDetails(map[string]any{"method": r.Method, "allowed": allow}))
 	}))
 	r.Use(s.observe)
 	// Full paths rather than a /v1 subrouter: in gorilla/mux v1.8 a
@@ -157,7 +160,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	r.HandleFunc("/v1/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
 	// Probes and scrapers may use HEAD (load balancers do).
 	r.HandleFunc("/v1/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc("/v1/openapi-action.json", serveJSON(openAPIAction)).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/v1/openapi-action.json", serveJSON(mustJSON(actionDoc(openAPIDoc(), opt.PublicURL)))).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}).Methods(http.MethodGet, http.MethodHead)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"mime"
 	"reflect"
 	"strconv"
 	"strings"
@@ -206,25 +207,28 @@ func contractNoCredits(t *testing.T, a *api) {
 }
 
 // contractRoutes: unknown routes are a JSON 404, known routes with the
-// wrong method a JSON 405, unknown hosted files a JSON 404.
+// wrong method a JSON 405 whose Allow header names the right ones, unknown
+// hosted files a JSON 404.
 func contractRoutes(t *testing.T, a *api) {
 	_, key := a.h.account("pro", 5)
 	tests := []struct {
 		method, path string
 		status       int
+		allow        string
 	}{
-		{"GET", "/v1/nope", 404},
-		{"POST", "/v1/nope", 404},
-		{"GET", "/v1/pdf/html", 404},
-		{"POST", "/v2/pdf/markdown", 404},
-		{"GET", "/v2/pdf/markdown", 404},
-		{"GET", "/nope.html", 404},
-		{"GET", "/v1/pdf/markdown", 405},
-		{"PUT", "/v1/pdf/markdown", 405},
-		{"DELETE", "/v1/pdf/markdown", 405},
-		{"POST", "/v1/user/info", 405},
-		{"GET", "/v1/files/abcdefghijklmnopqrstuvwxyz012345", 404},
-		{"GET", "/v1/files/..%2f..%2fetc%2fpasswd", 404},
+		{"GET", "/v1/nope", 404, ""},
+		{"POST", "/v1/nope", 404, ""},
+		{"GET", "/v1/pdf/html", 404, ""},
+		{"POST", "/v2/pdf/markdown", 404, ""},
+		{"GET", "/v2/pdf/markdown", 404, ""},
+		{"GET", "/nope.html", 404, ""},
+		{"GET", "/v1/pdf/markdown", 405, "POST"},
+		{"PUT", "/v1/pdf/markdown", 405, "POST"},
+		{"DELETE", "/v1/pdf/markdown", 405, "POST"},
+		{"DELETE", "/v1/files/0123456789abcdef0123456789abcdef", 405, "GET, HEAD"},
+		{"POST", "/v1/user/info", 405, "GET"},
+		{"GET", "/v1/files/abcdefghijklmnopqrstuvwxyz012345", 404, ""},
+		{"GET", "/v1/files/..%2f..%2fetc%2fpasswd", 404, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -235,6 +239,9 @@ func contractRoutes(t *testing.T, a *api) {
 			resp, data := a.call(t, tt.method, tt.path, key, body, nil)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %.200s", resp.StatusCode, tt.status, data)
+			}
+			if got := resp.Header.Get("Allow"); got != tt.allow {
+				t.Errorf("Allow %q, want %q", got, tt.allow)
 			}
 		})
 	}
@@ -390,6 +397,27 @@ func contractHostedURL(t *testing.T, a *api) {
 			}
 		})
 	}
+	// A title beyond ASCII names the download for every client: whole in
+	// filename*, which browsers and wget read, and approximated in
+	// filename, which curl -OJ reads (with filename* alone it saved the
+	// file under its id, with no .pdf).
+	t.Run("non-ASCII name", func(t *testing.T) {
+		_, key := a.h.account("pro", 1)
+		resp, body := a.call(t, "POST", "/v1/pdf/markdown", key, map[string]string{"markdown": "# Café résumé", "output": "url"}, nil)
+		var out struct{ URL string }
+		if resp.StatusCode != 200 || json.Unmarshal(body, &out) != nil {
+			t.Fatalf("status %d: %s", resp.StatusCode, body)
+		}
+		got, _ := a.get(t, out.URL)
+		cd := got.Header.Get("Content-Disposition")
+		if _, params, err := mime.ParseMediaType(cd); err != nil || params["filename"] != "Café résumé.pdf" {
+			t.Errorf("Content-Disposition %q: filename %q (%v), want Café résumé.pdf", cd, params["filename"], err)
+		}
+		plain, _, _ := strings.Cut(cd, "; filename*=")
+		if _, params, err := mime.ParseMediaType(plain); err != nil || params["filename"] != "Cafe resume.pdf" {
+			t.Errorf("Content-Disposition %q: without filename*, filename %q (%v), want Cafe resume.pdf", cd, params["filename"], err)
+		}
+	})
 }
 
 // credits reads the balance through /v1/user/info.

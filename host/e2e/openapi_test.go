@@ -101,6 +101,11 @@ func TestOpenAPIDocuments(t *testing.T) {
 		if doc.Paths.Find("/pdf/markdown").Post.Responses.Status(200).Value.Content.Get("application/pdf") != nil {
 			t.Error("the action's 200 still offers application/pdf")
 		}
+		// A tool action imports the document alone and refuses a relative
+		// server: it names the host's public URL.
+		if len(doc.Servers) != 1 || doc.Servers[0].URL != h.URL+"/v1" {
+			t.Errorf("action servers %v, want %s/v1 only", doc.Servers, h.URL)
+		}
 		// The description is what a tool action's validator enforces.
 		router, err := gorillamux.NewRouter(doc)
 		if err != nil {

@@ -2,11 +2,12 @@ package bucket
 
 import (
 	"fmt"
-	"mime"
 	"net/url"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mdpress/mdpress/core/disposition"
 )
 
 // Object metadata keys, sent as x-amz-meta-<key>. S3 returns them
@@ -61,8 +62,7 @@ func decodeMeta(md map[string]string) (meta, error) {
 
 // contentDisposition is stored on the object so that a presigned download
 // saves under the document's name; inline, as the host serves its own
-// downloads, so a browser shows the PDF. Non-ASCII names go out RFC
-// 2231-encoded.
+// downloads, so a browser shows the PDF, and in the same words.
 func contentDisposition(filename string) string {
 	name := strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == '/' || r == '\\' {
@@ -71,10 +71,7 @@ func contentDisposition(filename string) string {
 		return r
 	}, filename)
 	if strings.Trim(name, ". _") == "" {
-		name = "document.pdf"
+		name = disposition.Default
 	}
-	if v := mime.FormatMediaType("inline", map[string]string{"filename": name}); v != "" {
-		return v
-	}
-	return `inline; filename="document.pdf"`
+	return disposition.Inline(name)
 }

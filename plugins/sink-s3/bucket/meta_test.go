@@ -9,7 +9,7 @@ func TestContentDisposition(t *testing.T) {
 	tests := map[string]string{
 		"Report.pdf":        `inline; filename=Report.pdf`,
 		`My "best".pdf`:     `inline; filename="My \"best\".pdf"`,
-		"été.pdf":           `inline; filename*=utf-8''%C3%A9t%C3%A9.pdf`,
+		"été.pdf":           `inline; filename=ete.pdf; filename*=utf-8''%C3%A9t%C3%A9.pdf`,
 		"../../etc/x.pdf":   `inline; filename=.._.._etc_x.pdf`,
 		"a\r\nSet-Cookie:x": `inline; filename="a__Set-Cookie:x"`,
 		"":                  `inline; filename=document.pdf`,
