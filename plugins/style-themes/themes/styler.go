@@ -159,7 +159,14 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 	var b strings.Builder
 	b.Grow(len(body) + len(t.css) + 8<<10)
 	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>")
-	b.WriteString(html.EscapeString(req.Document.Title))
+	title := req.Document.Title
+	if strings.TrimSpace(title) == "" {
+		// Chromium titles a PDF with an empty <title> after its page's
+		// address, about:blank, which viewers then show; "document" is
+		// the name the PDF's download gets.
+		title = "document"
+	}
+	b.WriteString(html.EscapeString(title))
 	b.WriteString("</title>\n<style id=\"mdpress-theme\">\n@layer mdpress-theme {\n")
 	writeVars(&b, fit)
 	b.WriteString(t.css)
