@@ -89,15 +89,17 @@ type engine struct {
 	color     RGB     // text colour of the current container
 	scale     float64 // text size factor of the current container
 
-	markers   []marker
-	trackers  []*tracker
-	images    map[string]imageRef
-	footnotes []*stage.Node
-	headings  []int // open heading levels, for outline depth
-	dropped   map[string]bool
-	steps     int
-	lines     int // broken so far
-	maxLines  int
+	markers  []marker
+	trackers []*tracker
+	images   map[string]imageRef
+	// pixelsLeft is what remains of the document's image pixel budget.
+	pixelsLeft int64
+	footnotes  []*stage.Node
+	headings   []int // open heading levels, for outline depth
+	dropped    map[string]bool
+	steps      int
+	lines      int // broken so far
+	maxLines   int
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
@@ -118,7 +120,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 		},
 		x0: content.X0, x1: content.X1, top: content.Y0, bottom: content.Y1,
 		color: th.text, scale: 1,
-		images: map[string]imageRef{},
+		images: map[string]imageRef{}, pixelsLeft: maxDocumentPixels,
 	}
 }
 

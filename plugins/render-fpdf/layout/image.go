@@ -28,6 +28,12 @@ const (
 	maxImageSide    = 20_000
 	maxDecodedBytes = 200 << 20
 	maxJPEGScans    = 64
+	// maxDocumentPixels bounds the pixels of a document's distinct images
+	// together (render-chrome's bound): each is decoded once to be checked
+	// and fpdf inflates the PNGs again, so 60 images of 36 million pixels,
+	// 150 KB each in a 10 MB request, took 17 s and 1 GB; past it, alt
+	// text.
+	maxDocumentPixels = 100_000_000
 )
 
 type imageRef struct {
@@ -48,7 +54,7 @@ func (e *engine) loadImage(src string) (imageRef, bool) {
 	if e.ctx.Err() != nil {
 		return imageRef{}, false // out of time: the layout stops at its next check
 	}
-	img, err := decodeDataURI(src)
+	img, err := decodeDataURI(src, &e.pixelsLeft)
 	ref := imageRef{err: err}
 	if err == nil {
 		ref.index, ref.w, ref.h = len(e.doc.Images), img.Width, img.Height
@@ -62,7 +68,7 @@ func (e *engine) loadImage(src string) (imageRef, bool) {
 
 // decodeDataURI parses data:[<media type>][;base64],<data> and validates the
 // image fully, so that the painter never meets bytes it cannot embed.
-func decodeDataURI(src string) (Image, error) {
+func decodeDataURI(src string, pixelsLeft *int64) (Image, error) {
 	if len(src) > maxImageBytes*4/3+256 {
 		return Image{}, errors.New("data URI too large")
 	}
@@ -98,12 +104,20 @@ func decodeDataURI(src string) (Image, error) {
 	if len(data) > maxImageBytes {
 		return Image{}, errors.New("image too large")
 	}
-	return decodeImage(data)
+	return decodeImageWithin(data, pixelsLeft)
 }
 
 // decodeImage sniffs and checks an image. PNGs that fpdf cannot embed as
 // they are (16-bit, interlaced) are re-encoded as plain 8-bit PNG.
 func decodeImage(data []byte) (Image, error) {
+	left := int64(maxDocumentPixels)
+	return decodeImageWithin(data, &left)
+}
+
+// decodeImageWithin is decodeImage that takes the image's pixels from a
+// document's budget of pixels left before decoding it, whether or not the
+// decoding then succeeds: a truncated image costs its decoding too.
+func decodeImageWithin(data []byte, pixelsLeft *int64) (Image, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return Image{}, fmt.Errorf("image header: %w", err)
@@ -112,6 +126,10 @@ func decodeImage(data []byte) (Image, error) {
 		cfg.Width*cfg.Height > maxImagePixels {
 		return Image{}, fmt.Errorf("image of %dx%d pixels refused", cfg.Width, cfg.Height)
 	}
+	if int64(cfg.Width)*int64(cfg.Height) > *pixelsLeft {
+		return Image{}, fmt.Errorf("image of %dx%d pixels refused: the document's images pass %d pixels in all",
+			cfg.Width, cfg.Height, int64(maxDocumentPixels))
+	}
 	progressive, scans := false, 0
 	if format == "jpeg" {
 		if progressive, scans = jpegScans(data); scans > maxJPEGScans {
@@ -119,9 +137,11 @@ func decodeImage(data []byte) (Image, error) {
 		}
 	}
 	reencode := format == "png" && !fpdfReadsPNG(data)
-	if n := decodedBytes(cfg, reencode, progressive); n > maxDecodedBytes {
+	alpha := format == "png" && (reencode || pngHasAlpha(data))
+	if n := decodedBytes(cfg, reencode, progressive, alpha); n > maxDecodedBytes {
 		return Image{}, fmt.Errorf("image of %dx%d pixels refused: decoding it holds %d MB", cfg.Width, cfg.Height, n>>20)
 	}
+	*pixelsLeft -= int64(cfg.Width) * int64(cfg.Height)
 	img := Image{Data: data, Width: cfg.Width, Height: cfg.Height}
 	var decoded image.Image
 	switch format {
@@ -175,10 +195,20 @@ func fpdfReadsPNG(data []byte) bool {
 	return false
 }
 
-// decodedBytes is about what decoding the image holds in memory: its
-// pixels as Go decodes them, a copy where a PNG is re-encoded, and a
-// progressive JPEG's coefficients (two bytes a sample) until its last scan.
-func decodedBytes(cfg image.Config, reencode, progressive bool) int64 {
+// pngHasAlpha reports whether a PNG's colour type (IHDR byte 25) carries
+// an alpha channel: grey or RGB with alpha.
+func pngHasAlpha(data []byte) bool {
+	return len(data) > 25 && (data[25] == 4 || data[25] == 6)
+}
+
+// decodedBytes is about what decoding and embedding the image hold in
+// memory: its pixels as Go decodes them, a copy where a PNG is re-encoded,
+// a progressive JPEG's coefficients (two bytes a sample) until its last
+// scan, and fpdf's split of a PNG's alpha channel. fpdf inflates such a PNG
+// whole into a buffer that grows by doubling, then copies its colour and
+// its alpha into two more: three times its 8-bit samples (a 6000x6000 RGBA
+// PNG of 150 KB took the plugin to 820 MB).
+func decodedBytes(cfg image.Config, reencode, progressive, alpha bool) int64 {
 	pixels := int64(cfg.Width) * int64(cfg.Height)
 	samples := int64(4)
 	switch cfg.ColorModel {
@@ -197,6 +227,9 @@ func decodedBytes(cfg image.Config, reencode, progressive bool) int64 {
 	}
 	if progressive {
 		n += pixels * samples * 2
+	}
+	if alpha {
+		n += 3 * pixels * min(samples, 4) // fpdf splits the 8-bit samples (re-encoded if 16-bit)
 	}
 	return n
 }
