@@ -106,6 +106,9 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 	rreq := &stage.RenderRequest{Tokens: s.styled.Tokens, Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark}
 	renderErr := p.call(pctx, stage.NameRender, func() (e error) {
 		pr.rendered, e = renderer.RenderParts(rctx, rreq, q)
+		if e == nil {
+			e = checkRendered(pr.rendered)
+		}
 		if e != nil && pctx.Err() == nil && errors.Is(context.Cause(rctx), errRenderTimeout) {
 			e = stage.Wrap(stage.CodeTimeout, context.DeadlineExceeded, "render timed out")
 		}

@@ -6,11 +6,13 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -456,6 +458,9 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared)
 		defer rcancel()
 		if err := p.call(ctx, stage.NameRender, func() (e error) {
 			rendered, e = st.Renderer.Render(rctx, rreq)
+			if e == nil {
+				e = checkRendered(rendered)
+			}
 			return e
 		}); err != nil {
 			return nil, err
@@ -484,12 +489,61 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared)
 		storedFile, e = st.Sink.Store(sctx, &stage.StoreRequest{
 			Owner: job.Principal.UserID, Filename: Filename(pr.parsed.Document.Title), PDF: res.PDF, TTL: ttl,
 		})
+		if e == nil {
+			e = checkStored(storedFile)
+		}
 		return e
 	}); err != nil {
+		if storedFile != nil && storedFile.ID != "" {
+			p.discard(ctx, st, &Result{FileID: storedFile.ID})
+		}
 		return nil, err
 	}
 	res.FileID, res.URL = storedFile.ID, storedFile.URL
 	return res, nil
+}
+
+// checkRendered refuses a renderer's answer that is not a PDF. The host
+// adds nothing to it, so a third-party renderer's empty or garbage answer
+// would otherwise reach the client as a 200 application/pdf and be charged.
+// The check is the header and the page count, not a parse: it is there to
+// catch a broken plugin, not to vouch for the document.
+func checkRendered(r *stage.RenderResponse) error {
+	var why string
+	switch {
+	case r == nil || len(r.PDF) == 0:
+		why = "an empty PDF"
+	case !bytes.HasPrefix(r.PDF, []byte("%PDF-")):
+		why = fmt.Sprintf("%d bytes that are not a PDF (they start %q)", len(r.PDF), r.PDF[:min(len(r.PDF), 16)])
+	case r.Pages < 1:
+		why = fmt.Sprintf("a PDF of %d pages", r.Pages)
+	default:
+		return nil
+	}
+	return stage.Wrap(stage.CodeInternal, fmt.Errorf("the renderer returned %s", why), "the renderer returned no valid PDF")
+}
+
+// checkStored refuses a sink's answer that no client could download from:
+// the host serves an id at /v1/files/{id}, which an id with a / (a sink's
+// directory layout, say) never matches, and a sink's own URL must be one a
+// client can follow.
+func checkStored(s *stage.StoreResponse) error {
+	var why string
+	switch {
+	case s == nil:
+		why = "no answer"
+	case s.URL == "" && !stage.ValidFileID(s.ID):
+		why = fmt.Sprintf("the id %.80q, which is not one URL path segment (letters, digits, . _ ~ - only)", s.ID)
+	case s.URL != "":
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			why = fmt.Sprintf("the URL %.80q, which is not an absolute http or https URL", s.URL)
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return stage.Wrap(stage.CodeInternal, fmt.Errorf("the sink returned %s", why), "the sink could not host the PDF")
 }
 
 // replay answers an idempotent retry from the stored result.

@@ -29,6 +29,7 @@ type fakes struct {
 	held                                            time.Duration // what Reserve says of its reservation
 	committed                                       string
 	stored                                          []byte
+	storeAnswer                                     *stage.StoreResponse // what Store returns, when set
 	lastRender                                      *stage.RenderRequest
 	lastParse                                       *stage.ParseRequest
 	lastStyle                                       *stage.StyleRequest
@@ -129,6 +130,9 @@ func (f *fakes) Render(ctx context.Context, r *stage.RenderRequest) (*stage.Rend
 func (f *fakes) Store(_ context.Context, r *stage.StoreRequest) (*stage.StoreResponse, error) {
 	f.record("store:" + r.Filename)
 	f.stored = r.PDF
+	if f.storeAnswer != nil {
+		return f.storeAnswer, nil
+	}
 	return &stage.StoreResponse{ID: "file1"}, nil
 }
 func (f *fakes) Delete(_ context.Context, r *stage.DeleteRequest) error {
@@ -256,7 +260,7 @@ func TestReservationOutlivesTheClient(t *testing.T) {
 // end and the conversion is delivered as charged.
 func TestCommitOutlivesTheClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &fakes{onCommit: lostReply(cancel)}
+	f := &fakes{pdf: []byte("%PDF-"), onCommit: lostReply(cancel)}
 	res, err := New(nil).Run(ctx, stagesOf(f), Job{})
 	if err != nil || res == nil {
 		t.Fatalf("charged conversion answered %v", err)
@@ -335,7 +339,7 @@ func TestRendererGetsOnlyWhatItReads(t *testing.T) {
 		{[]string{stage.CapReadsTree}, false, true},
 		{[]string{stage.CapReadsHTML, stage.CapReadsTree}, true, true},
 	} {
-		f := &fakes{pdf: []byte("%PDF")}
+		f := &fakes{pdf: []byte("%PDF-")}
 		st := stagesOf(f)
 		st.RendererCaps = tt.caps
 		if _, err := New(nil).Run(context.Background(), st, Job{}); err != nil {
@@ -390,7 +394,7 @@ func closeOnCall(ch chan struct{}) func(context.Context) error {
 
 func TestParseRunsBesideReserve(t *testing.T) {
 	parsing := make(chan struct{})
-	f := &fakes{pdf: []byte("%PDF")}
+	f := &fakes{pdf: []byte("%PDF-")}
 	f.onParse = closeOnCall(parsing)
 	f.onReserve = waitFor(t, parsing)
 	if _, err := New(nil).Run(context.Background(), stagesOf(f), Job{}); err != nil {
@@ -406,7 +410,7 @@ func TestParseRunsBesideReserve(t *testing.T) {
 // styler is sent no document.
 func TestTreeRendererStylesBesideParse(t *testing.T) {
 	styling := make(chan struct{})
-	f := &fakes{pdf: []byte("%PDF")}
+	f := &fakes{pdf: []byte("%PDF-")}
 	f.onStyle = closeOnCall(styling)
 	f.onParse = waitFor(t, styling)
 	st := stagesOf(f)
@@ -495,7 +499,7 @@ func TestTokensReusedForTreeRenderers(t *testing.T) {
 	a4 := stage.PageSize{Name: "A4", WidthPt: 595.28, HeightPt: 841.89}
 	job := Job{Theme: "modern", Page: a4, Numbering: stage.NumberingCenter}
 
-	f := &fakes{pdf: []byte("%PDF")}
+	f := &fakes{pdf: []byte("%PDF-")}
 	run(f, tree, job)
 	run(f, tree, job)
 	if n := styles(f); n != 1 {
@@ -514,13 +518,13 @@ func TestTokensReusedForTreeRenderers(t *testing.T) {
 		}
 	}
 
-	relaunched := &fakes{pdf: []byte("%PDF")}
+	relaunched := &fakes{pdf: []byte("%PDF-")}
 	run(relaunched, tree, job)
 	if n := styles(relaunched); n != 1 {
 		t.Fatal("a new styler was answered from the old one's tokens")
 	}
 
-	html := &fakes{pdf: []byte("%PDF")}
+	html := &fakes{pdf: []byte("%PDF-")}
 	run(html, nil, job)
 	run(html, nil, job)
 	if n := styles(html); n != 2 {
@@ -532,7 +536,7 @@ func TestTokensReusedForTreeRenderers(t *testing.T) {
 // a recent key) is redone when the plan turns out to mark pages otherwise:
 // styling reads the watermark.
 func TestFinishRedoesPreparationForAnotherWatermark(t *testing.T) {
-	f := &fakes{pdf: []byte("%PDF")}
+	f := &fakes{pdf: []byte("%PDF-")}
 	p := New(nil)
 	guess := Job{Theme: "modern"}
 	prep := p.Start(context.Background(), stagesOf(f), guess)
@@ -757,5 +761,44 @@ func TestFailedResultDeleted(t *testing.T) {
 	}
 	if got := after.called(); strings.Contains(got, "delete") {
 		t.Errorf("a delivered URL's file was deleted: calls %q", got)
+	}
+}
+
+// A renderer's answer that is not a PDF fails the conversion and refunds
+// it: the host adds nothing to the PDF, so it would go out as charged.
+func TestRenderedNotAPDFRefunds(t *testing.T) {
+	for name, pdf := range map[string][]byte{"empty": nil, "garbage": []byte("this is not a pdf")} {
+		t.Run(name, func(t *testing.T) {
+			f := &fakes{pdf: pdf}
+			obs := &observations{}
+			_, err := New(obs.observe).Run(context.Background(), stagesOf(f), Job{Hosted: true})
+			if err == nil || stage.CodeOf(err) != stage.CodeInternal || !strings.Contains(err.Error(), "the renderer returned") {
+				t.Fatalf("err = %v, want an internal error naming the renderer", err)
+			}
+			if got := f.called(); got != "reserve parse style render refund:internal" {
+				t.Fatalf("calls = %q, want a refund and nothing stored", got)
+			}
+		})
+	}
+}
+
+// A sink's answer that no client could download from fails the conversion,
+// refunds it and deletes what was stored.
+func TestStoredUnreachableRefunds(t *testing.T) {
+	for name, answer := range map[string]*stage.StoreResponse{
+		"id with slashes":  {ID: "usr_x/2026/11/abc"},
+		"url not http":     {ID: "abc", URL: "javascript:alert(1)"},
+		"url not absolute": {ID: "abc", URL: "/files/abc"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &fakes{pdf: []byte("%PDF-1.7"), storeAnswer: answer}
+			_, err := New(nil).Run(context.Background(), stagesOf(f), Job{Hosted: true})
+			if err == nil || stage.CodeOf(err) != stage.CodeInternal || !strings.Contains(err.Error(), "the sink returned") {
+				t.Fatalf("err = %v, want an internal error naming the sink", err)
+			}
+			if got, want := f.called(), "reserve parse style render store:Report - Q1.pdf delete:"+answer.ID+" refund:internal"; got != want {
+				t.Fatalf("calls = %q, want %q", got, want)
+			}
+		})
 	}
 }

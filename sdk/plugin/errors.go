@@ -3,8 +3,11 @@ package plugin
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sort"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -40,6 +43,12 @@ func toStatus(err error) error {
 		return nil
 	}
 	code := stage.CodeOf(err)
+	if _, known := toGRPC[code]; !known {
+		// An HTTP status in Code, say: as codes.OK the status would be no
+		// error at all, and the failed call would answer an empty success.
+		err = stage.Wrap(stage.CodeInternal, fmt.Errorf("unknown error code %d (see stage.Code): %w", int(code), err), "internal error")
+		code = stage.CodeInternal
+	}
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		switch code {
 		case stage.CodeInternal:
@@ -88,7 +97,11 @@ func fromStatus(err error) error {
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == errorDomain {
 			n, _ := strconv.Atoi(info.Reason)
-			return &stage.Error{Code: stage.Code(n), Message: st.Message(), Details: info.Metadata}
+			code := stage.Code(n)
+			if _, known := toGRPC[code]; !known {
+				return stage.Wrap(stage.CodeInternal, err, "internal error")
+			}
+			return &stage.Error{Code: code, Message: clip(st.Message()), Details: clipDetails(info.Metadata)}
 		}
 	}
 	switch st.Code() {
@@ -100,4 +113,45 @@ func fromStatus(err error) error {
 		return stage.Wrap(stage.CodeUnavailable, err, "a stage is unavailable")
 	}
 	return stage.Wrap(stage.CodeInternal, err, "internal error")
+}
+
+// The limits of what a plugin's error carries to a client. The message and
+// details go out in the API's error body and into the host's log as they
+// are, and a plugin is not trusted to keep them short: one that put a whole
+// document in its message sent every client a megabyte of it.
+const (
+	maxMessageBytes = 1024
+	maxDetails      = 16
+	maxDetailBytes  = 256
+)
+
+// clip cuts s to maxMessageBytes at a rune boundary.
+func clip(s string) string { return clipTo(s, maxMessageBytes) }
+
+func clipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
+
+// clipDetails keeps at most maxDetails details, each clipped.
+func clipDetails(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, min(len(m), maxDetails))
+	for _, k := range keys[:min(len(keys), maxDetails)] {
+		out[clipTo(k, maxDetailBytes)] = clipTo(m[k], maxDetailBytes)
+	}
+	return out
 }

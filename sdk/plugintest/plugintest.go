@@ -4,13 +4,13 @@
 // lifecycle rules. It needs nothing of the host.
 //
 //	func TestConformance(t *testing.T) {
-//	    plugintest.Renderer(t, myrenderer.New(log), plugintest.Config{JSON: `{}`})
+//	    plugintest.Renderer(t, myrenderer.New(log), plugintest.Config{JSON: `{}`}, "")
 //	}
 //
 // or, against the binary a host would launch:
 //
 //	c := plugintest.Launch(t, "bin/plugins/render-fpdf", stage.NameRender, cfg)
-//	plugintest.Renderer(t, c, plugintest.Config{Configured: true})
+//	plugintest.Renderer(t, c, plugintest.Config{Configured: true}, "")
 package plugintest
 
 import (

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -236,6 +237,12 @@ func Sink(t *testing.T, s stage.Sink, cfg Config) {
 	st, err := s.Store(ctxT(t), &stage.StoreRequest{Owner: "usr_conformance", Filename: "Conformance.pdf", PDF: pdf, TTL: 7 * 24 * time.Hour})
 	if err != nil {
 		t.Fatalf("Store: %v", err)
+	}
+	if !stage.ValidFileID(st.ID) {
+		t.Errorf("id %q is not one URL path segment (letters, digits, . _ ~ - only): the host could not serve it at /v1/files/{id}", st.ID)
+	}
+	if u, err := url.Parse(st.URL); st.URL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		t.Errorf("URL %q is not an absolute http or https URL", st.URL)
 	}
 	if len(st.ID) < 22 {
 		t.Errorf("id %q is too short to be unguessable (want >= 128 random bits)", st.ID)

@@ -324,9 +324,14 @@ type StoreRequest struct {
 }
 
 type StoreResponse struct {
+	// ID names the file to Open and Delete. The host puts it in a URL
+	// path as one segment, so it is made of letters, digits and . _ ~ -
+	// only, at most MaxFileIDLen bytes (see ValidFileID): a layout of
+	// directories goes in the sink's own mapping, not as / in the id.
 	ID string
 	// URL is set when the sink hands out its own URL (e.g. presigned S3);
-	// empty means the host serves the file at /v1/files/{ID}.
+	// empty means the host serves the file at /v1/files/{ID}. When set,
+	// it is an absolute http or https URL.
 	URL       string
 	ExpiresAt time.Time
 }
@@ -360,4 +365,24 @@ type OpenResponse struct {
 	ExpiresAt time.Time
 	// Body reads the requested range; the caller closes it.
 	Body io.ReadCloser
+}
+
+// MaxFileIDLen bounds a hosted file's id.
+const MaxFileIDLen = 200
+
+// ValidFileID reports whether id can be a hosted file's id: one URL path
+// segment that needs no escaping. The host refuses a Store whose id is not,
+// since /v1/files/{id} could never find it: an id with a / in it matches no
+// route, and one with ? or # is cut short by the client.
+func ValidFileID(id string) bool {
+	if id == "" || len(id) > MaxFileIDLen || id == "." || id == ".." {
+		return false
+	}
+	for i := range len(id) {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '~' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
