@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rogueDir is a plugin directory holding the built-in plugins and the rogue
@@ -77,5 +78,53 @@ func TestRoguePluginAnswers(t *testing.T) {
 				t.Fatalf("the log does not say %q:\n%s", tt.wantLog, tail(logs, 20))
 			}
 		})
+	}
+}
+
+// TestPluginPanicFailsOneCall: a panic in one call of a plugin fails that
+// call (500, not charged) and no other: a render in flight on the same
+// plugin at the time finishes, and the plugin serves on, not relaunched.
+// Before, the panic took the process down with every call in flight on it.
+func TestPluginPanicFailsOneCall(t *testing.T) {
+	dir := rogueDir(t)
+	h := startHost(t, withArgs("--plugin-dir", dir, "--backend", "render-rogue"), withEnv("ROGUE_MODE=panic"))
+	_, key := h.account("pro", 10)
+	var pid int
+	for p, name := range children(h.pid()) {
+		if name == "render-rogue" {
+			pid = p
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no render-rogue process")
+	}
+	slow := make(chan int, 1)
+	go func() {
+		resp, _ := h.post(key, map[string]string{"markdown": "# Slow"})
+		slow <- resp.StatusCode
+	}()
+	time.Sleep(500 * time.Millisecond) // the slow render is under way
+	resp, body := h.post(key, map[string]string{"markdown": "# Boom"})
+	if resp.StatusCode != 500 {
+		t.Fatalf("the panicking call: status %d, want 500: %.300s", resp.StatusCode, body)
+	}
+	if code := <-slow; code != 200 {
+		t.Fatalf("the call in flight beside the panic: status %d, want 200", code)
+	}
+	if resp, body := h.post(key, map[string]string{"markdown": "# Fine"}); resp.StatusCode != 200 {
+		t.Fatalf("after the panic: status %d: %.300s", resp.StatusCode, body)
+	}
+	if !alive(pid) {
+		t.Fatal("the plugin process died of the panic")
+	}
+	if got := scrape(t, h)[`mdpress_plugin_restarts_total{plugin="render-rogue"}`]; got != 0 {
+		t.Fatalf("render-rogue restarted %v times", got)
+	}
+	_, info := h.do("GET", "/v1/user/info", key, nil, nil)
+	if !strings.Contains(string(info), `"currentCredits":8`) {
+		t.Fatalf("want two charges, for the two PDFs made: %s", info)
+	}
+	if logs := h.logs.String(); !strings.Contains(logs, "rogue: a bug tripped") {
+		t.Fatalf("the log does not show the panic:\n%s", tail(logs, 20))
 	}
 }

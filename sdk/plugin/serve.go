@@ -14,6 +14,8 @@ import (
 
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -72,11 +74,37 @@ func Serve(stageName string, impl stage.Plugin, opts ...ServeOption) {
 			// goroutine as before, so no call waits for another.
 			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
 				grpc.NumStreamWorkers(uint32(max(4, runtime.GOMAXPROCS(0)))),
-				grpc.InitialWindowSize(WindowBytes), grpc.InitialConnWindowSize(WindowBytes))
+				grpc.InitialWindowSize(WindowBytes), grpc.InitialConnWindowSize(WindowBytes),
+				grpc.ChainUnaryInterceptor(recoverUnary), grpc.ChainStreamInterceptor(recoverStream))
 			return grpc.NewServer(opts...)
 		},
 	})
 	_ = impl.Close()
+}
+
+// A panic in a call fails that call alone. Left to crash the process, one
+// document that trips a bug would fail every call in flight on the plugin
+// (other users' renders) and cost a relaunch (a browser start).
+func recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	defer recovered(info.FullMethod, &err)
+	return handler(ctx, req)
+}
+
+func recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	defer recovered(info.FullMethod, &err)
+	return handler(srv, ss)
+}
+
+// recovered turns a panic into an internal error of the call, logged with
+// its stack here; the host sees an internal failure, as for any other bug.
+func recovered(method string, err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	causeLog().Error("panic in a call: the call fails, the plugin serves on", "method", method,
+		"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	*err = status.Error(codes.Internal, "internal error")
 }
 
 // exitWithParent closes impl and exits when the host goes away without

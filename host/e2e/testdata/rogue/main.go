@@ -24,8 +24,18 @@ func (r *rogue) Configure(context.Context, *stage.ConfigureRequest) (*stage.Conf
 func (r *rogue) Health(context.Context) error { return nil }
 func (r *rogue) Close() error                 { return nil }
 
-func (r *rogue) Render(context.Context, *stage.RenderRequest) (*stage.RenderResponse, error) {
+func (r *rogue) Render(_ context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
 	switch r.mode {
+	case "panic":
+		// A bug one document trips: "Boom" panics, "Slow" is in flight
+		// meanwhile, anything else renders.
+		switch {
+		case strings.Contains(req.HTML, "Boom"):
+			panic("rogue: a bug tripped")
+		case strings.Contains(req.HTML, "Slow"):
+			time.Sleep(2 * time.Second)
+		}
+		return &stage.RenderResponse{PDF: []byte("%PDF-1.4\n%%EOF\n"), Pages: 1}, nil
 	case "empty":
 		return &stage.RenderResponse{}, nil
 	case "long-error":
