@@ -298,6 +298,16 @@ type slot struct {
 	nextTry   time.Time
 	stopped   bool
 
+	// A process that exits within stableAfter of its start exited
+	// early. The first early exit is relaunched at once (an OOM kill, a
+	// bad document); from the second in a row the relaunch waits
+	// backoff too, or a plugin that dies of its first moments' work is
+	// relaunched every few hundred milliseconds for good. upSince is
+	// when the process was installed; exitSeen marks its exit handled.
+	upSince    time.Time
+	earlyExits int
+	exitSeen   bool
+
 	// stat is the process's /proc/<pid>/stat, open for the life of the
 	// process (nil without /proc); statBuf is what running reads it into.
 	stat    *os.File
@@ -379,7 +389,8 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 func (sl *slot) install(l launched) {
 	sl.client, sl.stub, sl.info = l.client, l.stub, l.info
 	sl.healthy, sl.failures, sl.lastErr = true, 0, ""
-	sl.backoff, sl.nextTry = 0, time.Time{}
+	// The backoff stays until the process proves stable (exitedLocked).
+	sl.nextTry, sl.upSince, sl.exitSeen = time.Time{}, time.Now(), false
 	sl.stat, _ = os.Open("/proc/" + strconv.Itoa(pid(l.client)) + "/stat")
 	sl.log.Info("plugin ready", "stage", sl.spec.Stage, "pid", pid(l.client), "version", l.info.Version, "capabilities", l.info.Capabilities)
 }
@@ -410,6 +421,7 @@ func (sl *slot) live(ctx context.Context) (*sdkplugin.Client, bool, error) {
 			sl.mu.Unlock()
 			return stub, began, nil
 		}
+		sl.exitedLocked()
 		if began || time.Now().Before(sl.nextTry) {
 			err := stage.Errorf(stage.CodeUnavailable, "a processing stage is unavailable")
 			sl.mu.Unlock()
@@ -419,6 +431,33 @@ func (sl *slot) live(ctx context.Context) (*sdkplugin.Client, bool, error) {
 		began = true
 	}
 }
+
+// exitedLocked sets when a process found dead may be relaunched, once per
+// process; the caller holds the lock.
+func (sl *slot) exitedLocked() {
+	if sl.client == nil || sl.exitSeen {
+		return // never started, or handled
+	}
+	sl.exitSeen = true
+	up := time.Since(sl.upSince)
+	if up >= stableAfter {
+		sl.earlyExits, sl.backoff = 0, 0
+		return
+	}
+	sl.earlyExits++
+	if sl.earlyExits < 2 {
+		return
+	}
+	sl.backoff = min(max(2*sl.backoff, time.Second), time.Minute)
+	sl.nextTry = time.Now().Add(sl.backoff)
+	sl.healthy, sl.lastErr = false, "process exited soon after its start"
+	sl.log.Error("plugin exited soon after its start again", "stage", sl.spec.Stage, "upFor", up.Round(time.Millisecond),
+		"earlyExits", sl.earlyExits, "retryIn", sl.backoff)
+}
+
+// stableAfter is how long a process must live for its exit not to count
+// as early.
+const stableAfter = time.Minute
 
 // relaunchLocked begins a relaunch in the background; the caller holds the
 // lock. A failed one sets the time before the next.
@@ -467,6 +506,7 @@ func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
 	}
 	if !sl.running() {
 		defer sl.mu.Unlock()
+		sl.exitedLocked()
 		if time.Now().Before(sl.nextTry) {
 			return false
 		}

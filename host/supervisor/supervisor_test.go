@@ -272,6 +272,33 @@ func TestCrashAtStartBacksOff(t *testing.T) {
 	}
 }
 
+// TestEarlyExitsBackOff: a plugin that starts, passes its checks and exits
+// a moment later, again and again, is relaunched at once the first time,
+// then after a growing wait; it was relaunched every few hundred
+// milliseconds for good, /readyz flapping all the while.
+func TestEarlyExitsBackOff(t *testing.T) {
+	var mu sync.Mutex
+	restarts := 0
+	sup, _ := startFlaky(t, WithHealthInterval(50*time.Millisecond),
+		WithRestartHook(func(string) { mu.Lock(); restarts++; mu.Unlock() }))
+	defer sup.Stop()
+	t.Setenv("FLAKY_EXIT_AFTER", "100ms")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { sup.Run(ctx); close(done) }()
+	killPlugin(t, sup)
+	// At once, then after 1 s and 2 s: four launches in 3.5 s at most;
+	// without a backoff, some twenty.
+	time.Sleep(3500 * time.Millisecond)
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if restarts < 2 || restarts > 4 {
+		t.Fatalf("%d relaunches in 3.5 s of a plugin that exits 100 ms after each start, want 2-4", restarts)
+	}
+}
+
 // freeze stops the plugin's process (SIGSTOP), as a cgroup freezer or a
 // process wedged whole would: it answers nothing, not even go-plugin's
 // request to shut down. It returns the pid, killed when the test ends.

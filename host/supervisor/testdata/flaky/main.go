@@ -1,6 +1,7 @@
 // Command flaky is a parse plugin for the supervisor's tests: it reports
-// unhealthy while the file named by FLAKY_MARKER exists, and refuses a
-// config block with a key "bad".
+// unhealthy while the file named by FLAKY_MARKER exists, refuses a config
+// block with a key "bad", and exits FLAKY_EXIT_AFTER (a duration) after
+// its Configure when that is set.
 package main
 
 import (
@@ -8,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -18,6 +20,11 @@ type flaky struct{ marker string }
 func (f *flaky) Configure(_ context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
 	if bytes.Contains(req.Config, []byte(`"bad"`)) {
 		return nil, stage.Errorf(stage.CodeInvalid, "flaky config: unknown key %q", "bad")
+	}
+	if d, err := time.ParseDuration(os.Getenv("FLAKY_EXIT_AFTER")); err == nil {
+		// Up, configured and healthy, then gone: a plugin that dies of
+		// its first moments' work.
+		go func() { time.Sleep(d); os.Exit(1) }()
 	}
 	return &stage.ConfigureResponse{Info: stage.Info{Name: "flaky", Version: "test"}}, nil
 }
