@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -70,7 +71,8 @@ func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, e
 		if stage.CodeOf(err) == stage.CodeUnauthenticated {
 			s.recent.forget(token)
 		}
-		return stage.Principal{}, err
+		// The log line of a failure names the stage, as the pipeline's do.
+		return stage.Principal{}, fmt.Errorf("%s: %w", stage.NameAuth, err)
 	}
 	s.recent.add(token, resp.Principal, began)
 	return resp.Principal, nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +30,10 @@ func rogueDir(t *testing.T) string {
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/rogue").CombinedOutput(); err != nil {
 		t.Fatalf("build rogue: %v\n%s", err, out)
 	}
-	if err := os.Link(bin, filepath.Join(dir, "sink-rogue")); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"sink-rogue", "auth-rogue"} {
+		if err := os.Link(bin, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -126,5 +129,35 @@ func TestPluginPanicFailsOneCall(t *testing.T) {
 	}
 	if logs := h.logs.String(); !strings.Contains(logs, "rogue: a bug tripped") {
 		t.Fatalf("the log does not show the panic:\n%s", tail(logs, 20))
+	}
+}
+
+// TestAuthFailureLogNamesStage: an auth plugin's internal failure is a 500
+// whose log line names the auth stage, as a pipeline stage's does; it said
+// only err="internal error".
+func TestAuthFailureLogNamesStage(t *testing.T) {
+	dir := rogueDir(t)
+	base, err := os.ReadFile(filepath.Join("..", "..", "configs", "mdpress.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rogue := strings.Replace(string(base), "plugin: auth-apikey", "plugin: auth-rogue", 1)
+	if rogue == string(base) {
+		t.Fatal("configs/mdpress.yaml names no auth-apikey plugin")
+	}
+	cfg := filepath.Join(t.TempDir(), "mdpress.yaml")
+	if err := os.WriteFile(cfg, []byte(rogue), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startHost(t, withArgs("--config", cfg, "--plugin-dir", dir, "--backend", "fpdf"))
+	resp, body := h.post("mdp_whatever", map[string]string{"markdown": "# Hi"})
+	if resp.StatusCode != 500 || strings.Contains(string(body), "key store") {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	want := regexp.MustCompile(`level=ERROR msg="request failed" .* err="auth: internal error"`)
+	for deadline := time.Now().Add(5 * time.Second); !want.MatchString(h.logs.String()); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the host's log:\n%s", want, tail(h.logs.String(), 30))
+		}
 	}
 }

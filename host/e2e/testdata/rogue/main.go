@@ -1,11 +1,12 @@
 // Command rogue is a third-party plugin that answers wrongly, for the e2e
 // tests of what the host does with a broken plugin. It serves the stage its
-// binary is named for (render-rogue, sink-rogue); ROGUE_MODE says how it
-// fails.
+// binary is named for (render-rogue, sink-rogue, auth-rogue); ROGUE_MODE
+// says how it fails.
 package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,6 +43,10 @@ func (r *rogue) Render(_ context.Context, req *stage.RenderRequest) (*stage.Rend
 		return nil, stage.Errorf(stage.CodeInvalid, "%s", strings.Repeat("Z", 1<<20))
 	}
 	return &stage.RenderResponse{PDF: []byte("this is not a pdf"), Pages: 1}, nil
+}
+
+func (r *rogue) Authenticate(context.Context, *stage.AuthenticateRequest) (*stage.AuthenticateResponse, error) {
+	return nil, errors.New("rogue: the key store is gone")
 }
 
 // slashID is the id of a sink that puts its directory layout in its ids.
