@@ -306,8 +306,15 @@ type linkScan struct{ start, depth int }
 // 10 MiB: 1.1 to 1.7 million against 300,000 to 460,000 tree nodes), while
 // the worst shapes at the bound peak under 500 MB.
 func (c cost) check(maxNodes int) error {
-	tooComplex := func(what string) error {
-		return &stage.Error{Code: stage.CodeTooLarge, Message: "document too complex: " + what}
+	// Every refusal names its limit in details.limit, as the README
+	// promises, in the unit the budget counts, so that a client can tell
+	// which one its document crossed.
+	tooComplex := func(what string, limit int64, unit string) error {
+		return &stage.Error{
+			Code:    stage.CodeTooLarge,
+			Message: "document too complex: " + what,
+			Details: map[string]string{"limit": strconv.FormatInt(limit, 10) + " " + unit},
+		}
 	}
 	switch {
 	case c.nodes > 2*int64(maxNodes):
@@ -317,17 +324,22 @@ func (c cost) check(maxNodes int) error {
 			Details: map[string]string{"limit": strconv.Itoa(maxNodes)},
 		}
 	case c.delims > maxDelimiterWork:
-		return tooComplex("too many emphasis markers (*, _, ~) in one paragraph")
+		return tooComplex("too many emphasis markers (*, _, ~) in one paragraph",
+			maxDelimiterWork, "emphasis delimiter comparisons")
 	case c.codeSpans > maxCodeSpanWork:
-		return tooComplex("too many unmatched backtick runs in one paragraph")
+		return tooComplex("too many unmatched backtick runs in one paragraph",
+			maxCodeSpanWork, "bytes scanned for code spans")
 	case c.linkScans > maxLinkScanWork:
-		return tooComplex("too many \"](\" without spaces between them")
+		return tooComplex("too many \"](\" without spaces between them",
+			maxLinkScanWork, "bytes scanned for link destinations")
 	case c.footnotes > maxFootnoteWork:
-		return tooComplex("too many footnotes")
+		return tooComplex("too many footnotes", maxFootnoteWork, "footnote lookups")
 	case c.refDefs > maxRefDefWork:
-		return tooComplex("too many link reference definitions in one paragraph")
+		return tooComplex("too many link reference definitions in one paragraph",
+			maxRefDefWork, "link reference definition lines scanned")
 	case c.labels > maxLabelWork:
-		return tooComplex("too much inside nested or unmatched brackets ([ ])")
+		return tooComplex("too much inside nested or unmatched brackets ([ ])",
+			maxLabelWork, "nodes walked to close brackets")
 	}
 	return nil
 }

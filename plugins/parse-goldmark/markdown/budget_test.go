@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -107,6 +108,11 @@ func TestHostileRefused(t *testing.T) {
 			}
 			if msg := stage.SafeMessage(err); !strings.HasPrefix(msg, "document too complex: ") {
 				t.Errorf("message %q does not say the document is too complex", msg)
+			}
+			// The README promises every parse limit is named in details.limit.
+			var se *stage.Error
+			if !errors.As(err, &se) || se.Details["limit"] == "" {
+				t.Errorf("no details.limit in %#v", err)
 			}
 		})
 	}

@@ -91,6 +91,9 @@ func keptThrough(n *stage.Node) bool {
 // block lays out n; rest are the blocks after it in its sequence.
 func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	e.tick()
+	// The runs of the blocks before are garbage by now: only a block's own
+	// are held while it is laid out.
+	e.atoms = 0
 	if e.depth >= maxDepth {
 		// Too deep to be a real document: keep the words, drop the structure.
 		e.flow(e.textAtoms(nil, plainText(n), e.baseStyle()), e.baseStyle(), alignLeft)

@@ -19,8 +19,9 @@ type Options struct {
 	Log    *slog.Logger
 	// MaxPages stops a runaway document; 0 means no limit.
 	MaxPages int
-	// maxLines overrides MaxLines, for tests.
-	maxLines int
+	// maxLines, maxItems and maxAtoms override MaxLines, MaxItems and
+	// MaxBlockAtoms, for tests.
+	maxLines, maxItems, maxAtoms int
 }
 
 // ErrTooManyPages is returned when a document needs more than MaxPages.
@@ -37,6 +38,33 @@ const MaxLines = 1_000_000
 // ErrTooManyLines is returned when a document breaks into more than
 // MaxLines lines.
 var ErrTooManyLines = errors.New("document exceeds the line limit")
+
+// MaxItems bounds the drawing items a document is laid out into. Every
+// item is held until the document is painted, and painting holds fpdf's
+// uncompressed page content beside them, about 1 KB of heap per item
+// all told: 450,000 inline code spans in one paragraph (1.8 MB of
+// Markdown, 194 pages) drew 900,000 items and took the plugin to 1 GB.
+// The 1,000-page benchmark document draws about 95,000, so mixed
+// documents of about 2,500 pages fit; dense pages of prose draw a few
+// hundred items each.
+const MaxItems = 250_000
+
+// ErrTooManyItems is returned when a document draws more than MaxItems
+// items.
+var ErrTooManyItems = errors.New("document exceeds the drawing item limit")
+
+// MaxBlockAtoms bounds the text runs (words, spaces, pieces of split words)
+// of one block: a paragraph or a table is broken into lines only once all
+// of its runs are known, so they are all held at once, about 300 bytes
+// each with their lines. A table of 440 rows of one-letter cells held
+// 440,000 runs and 700 MB before its first row was placed. Ordinary
+// paragraphs have a few hundred runs, a table of 5,000 rows of five
+// two-word cells 100,000.
+const MaxBlockAtoms = 200_000
+
+// ErrTooManyAtoms is returned when a block breaks into more than
+// MaxBlockAtoms text runs.
+var ErrTooManyAtoms = errors.New("block exceeds the text run limit")
 
 // Limits that keep hostile trees from costing more than their size: past
 // maxDepth containers are no longer recursed into (their text is still
@@ -100,6 +128,10 @@ type engine struct {
 	steps      int
 	lines      int // broken so far
 	maxLines   int
+	items      int // drawn so far
+	maxItems   int
+	atoms      int // made for the block being laid out
+	maxAtoms   int
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
@@ -112,6 +144,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	content := Box{X0: th.margins[3], Y0: th.margins[0], X1: w - th.margins[1], Y1: h - th.margins[2]}
 	return &engine{
 		ctx: ctx, th: th, fonts: opt.Fonts, log: log, max: opt.MaxPages, maxLines: cmp.Or(opt.maxLines, MaxLines),
+		maxItems: cmp.Or(opt.maxItems, MaxItems), maxAtoms: cmp.Or(opt.maxAtoms, MaxBlockAtoms),
 		doc: &Doc{
 			Width: w, Height: h, Content: content,
 			Anchors:  map[string]Dest{},
@@ -148,7 +181,22 @@ func (e *engine) newPage() {
 	e.gap = 0
 }
 
-func (e *engine) add(it Item) { e.page.Items = append(e.page.Items, it) }
+// add appends an item to the page. The budget is counted here, as items
+// are made, so a document over it fails before it has cost the memory.
+func (e *engine) add(it Item) {
+	if e.items++; e.items > e.maxItems {
+		panic(abort{ErrTooManyItems})
+	}
+	e.page.Items = append(e.page.Items, it)
+}
+
+// atom counts a text run made for the block being laid out, against
+// MaxBlockAtoms.
+func (e *engine) atom() {
+	if e.atoms++; e.atoms > e.maxAtoms {
+		panic(abort{ErrTooManyAtoms})
+	}
+}
 
 // addGap asks for at least g points before the next block. Gaps collapse
 // (the larger wins) and vanish at the top of a page.

@@ -112,6 +112,7 @@ func (e *engine) splitAtom(a atom, first, width float64) []atom {
 	for i, r := range a.text {
 		rw := float64(f.Width(r)) * a.st.size / 1000
 		if w+rw > room && i > start {
+			e.atom()
 			out = append(out, atom{kind: aText, face: a.face, text: a.text[start:i], w: w, st: a.st})
 			start, w, room = i, 0, width
 		} else if w+rw > room && len(out) == 0 && room < width {

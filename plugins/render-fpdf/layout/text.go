@@ -107,6 +107,7 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 	w := 0
 	flush := func() {
 		if b.Len() > 0 {
+			e.atom()
 			out = append(out, atom{kind: aText, face: cur, text: b.String(), w: float64(w) * st.size / 1000, st: st})
 			b.Reset()
 			w = 0
@@ -118,6 +119,7 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 			if n := len(out); n > 0 && out[n-1].kind == aSpace {
 				continue
 			}
+			e.atom()
 			out = append(out, atom{kind: aSpace, face: want, text: " ", w: e.width(" ", want, st.size), st: st})
 			continue
 		}
@@ -147,6 +149,7 @@ func (e *engine) preAtoms(line string, st *style) []atom {
 	w, col := 0, 0
 	flush := func() {
 		if b.Len() > 0 {
+			e.atom()
 			out = append(out, atom{kind: aText, face: cur, text: b.String(), w: float64(w) * st.size / 1000, st: st})
 			b.Reset()
 			w = 0

@@ -2,8 +2,10 @@ package render
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -50,5 +52,56 @@ func TestThousandPages(t *testing.T) {
 	}
 	if per1000 > 1.25*per100 {
 		t.Errorf("allocation per page grows with the document: %.0f KB at 1,000 pages vs %.0f KB at 100", per1000/1e3, per100/1e3)
+	}
+}
+
+// TestHostileLayoutBounded: documents well inside the body, parse and page
+// limits used to take the plugin to about 1 GB, held by the layout's runs
+// and items: 450,000 inline code spans in one paragraph (1.8 MB, 194
+// pages) and a table of 440 rows of one-letter cells (885 KB, 9,839
+// pages). They are now refused with 413 naming the limit, before the
+// memory is spent, and the most a document inside the budgets holds stays
+// under the bound too. The bound is on what the render adds to the heap
+// over the request's tree, which the parser's node limit bounds.
+func TestHostileLayoutBounded(t *testing.T) {
+	const heapBound = 256 << 20
+	table := func(rows int) string {
+		row := "|" + strings.Repeat("x|", 1000) + "\n"
+		return "|" + strings.Repeat("h|", 1000) + "\n|" + strings.Repeat("-|", 1000) + "\n" + strings.Repeat(row, rows)
+	}
+	for _, tc := range []struct {
+		name, md, limit string
+	}{
+		{"code spans in one paragraph", strings.Repeat("`a` ", 450_000), "text runs per block"},
+		{"one-letter cells", table(440), "text runs per block"},
+		{"code spans in paragraphs", strings.Repeat(strings.Repeat("`a` ", 1000)+"\n\n", 450), "drawing items"},
+		{"items just inside the budget", strings.Repeat("`a` ", 99_000), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRenderer(t, `{}`)
+			q := &stage.RenderRequest{Document: markdownDoc(t, tc.md), Tokens: modernTokens, Page: a4(t), Numbering: stage.NumberingNone}
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			peak := 0
+			stop := samplePeakHeap(&peak)
+			_, err := r.Render(context.Background(), q)
+			stop()
+			t.Logf("peak heap %d MiB over a tree of %d MiB: %v", (peak-int(ms.HeapAlloc))>>20, ms.HeapAlloc>>20, err)
+			peak -= int(ms.HeapAlloc)
+			if peak > heapBound {
+				t.Errorf("peak heap %d MiB, want under %d MiB", peak>>20, heapBound>>20)
+			}
+			if tc.limit == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var se *stage.Error
+			if !errors.As(err, &se) || se.Code != stage.CodeTooLarge || !strings.HasSuffix(se.Details["limit"], tc.limit) {
+				t.Fatalf("got %#v, want a too-large error whose limit is in %s", err, tc.limit)
+			}
+		})
 	}
 }

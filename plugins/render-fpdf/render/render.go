@@ -256,6 +256,16 @@ func layoutError(err error, maxPages int) error {
 			"long words in narrow table columns break into a line per character", layout.MaxLines))
 		e.Details = map[string]string{"limit": fmt.Sprintf("%d lines", layout.MaxLines)}
 		return e
+	case errors.Is(err, layout.ErrTooManyItems):
+		e := stage.Wrap(stage.CodeTooLarge, err, fmt.Sprintf("document draws more than %d items "+
+			"(text runs, shadings, borders, lines, links)", layout.MaxItems))
+		e.Details = map[string]string{"limit": fmt.Sprintf("%d drawing items", layout.MaxItems)}
+		return e
+	case errors.Is(err, layout.ErrTooManyAtoms):
+		e := stage.Wrap(stage.CodeTooLarge, err, fmt.Sprintf("a paragraph or table holds more than %d words, "+
+			"spaces and styled runs; split it", layout.MaxBlockAtoms))
+		e.Details = map[string]string{"limit": fmt.Sprintf("%d text runs per block", layout.MaxBlockAtoms)}
+		return e
 	case errors.Is(err, context.DeadlineExceeded):
 		return stage.Wrap(stage.CodeTimeout, err, "render timed out")
 	case errors.Is(err, context.Canceled):
