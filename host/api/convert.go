@@ -319,7 +319,7 @@ func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
 		}
 		switch name {
 		case stage.NameMeter:
-			st.Meter = c
+			st.Meter = liveMeter{s}
 		case stage.NameParse:
 			st.Parser = c
 		case stage.NameStyle:
@@ -333,6 +333,49 @@ func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
 	}
 	return st, nil
 }
+
+// liveMeter finds the meter's live client at each call. A conversion
+// reserves, then commits or refunds seconds later: with the client taken
+// at the request's start, a meter relaunched meanwhile (a crash, failing
+// health checks) left the commit and the refund on the dead process, so
+// both failed and the reservation stayed open until the meter's sweeper
+// released it, the PDF given away and a retry with the same
+// Idempotency-Key refused as still in progress until then.
+type liveMeter struct{ s *Server }
+
+func (m liveMeter) Reserve(ctx context.Context, req *stage.ReserveRequest) (*stage.ReserveResponse, error) {
+	c, err := m.s.client(ctx, stage.NameMeter)
+	if err != nil {
+		return nil, err
+	}
+	return c.Reserve(ctx, req)
+}
+
+func (m liveMeter) Commit(ctx context.Context, req *stage.CommitRequest) (*stage.CommitResponse, error) {
+	c, err := m.s.client(ctx, stage.NameMeter)
+	if err != nil {
+		return nil, err
+	}
+	return c.Commit(ctx, req)
+}
+
+func (m liveMeter) Refund(ctx context.Context, req *stage.RefundRequest) (*stage.RefundResponse, error) {
+	c, err := m.s.client(ctx, stage.NameMeter)
+	if err != nil {
+		return nil, err
+	}
+	return c.Refund(ctx, req)
+}
+
+func (m liveMeter) Account(ctx context.Context, req *stage.AccountRequest) (*stage.AccountResponse, error) {
+	c, err := m.s.client(ctx, stage.NameMeter)
+	if err != nil {
+		return nil, err
+	}
+	return c.Account(ctx, req)
+}
+
+var _ stage.Meter = liveMeter{}
 
 // ttl is how long a hosted file lives: at least MinTTL (7 days), longer
 // when the plan retains data.

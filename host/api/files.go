@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -162,6 +163,11 @@ func downloadDeadline(start, now time.Time, sent int) time.Time {
 
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, what string) {
 	rc := http.NewResponseController(w)
+	// A request cut (by a shutdown that gave up waiting for it) ends its
+	// write at once: a client that stopped reading held a write for up to
+	// the stall bound, and the host's exit for 15 s past its drain.
+	stop := context.AfterFunc(r.Context(), func() { _ = rc.SetWriteDeadline(time.Now()) })
+	defer stop()
 	buf := make([]byte, 64<<10)
 	start, sent := time.Now(), 0
 	for {
@@ -169,6 +175,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, 
 		if n > 0 {
 			sent += n
 			_ = rc.SetWriteDeadline(downloadDeadline(start, time.Now(), sent))
+			// Set after the cut's deadline, this one would outlive it.
+			if r.Context().Err() != nil {
+				return
+			}
 			if _, err := w.Write(buf[:n]); err != nil {
 				if r.Context().Err() == nil {
 					s.log.Warn(what+" stream broke", "requestId", requestID(r.Context()), "err", err)

@@ -27,6 +27,7 @@ func TestCredits(t *testing.T) {
 		t.Run("burst spends exactly the balance", func(t *testing.T) { creditsBurst(t, st) })
 		t.Run("failed render is refunded", func(t *testing.T) { failedRenderRefunded(t, st) })
 		t.Run("host killed mid-burst", func(t *testing.T) { hostKilledMidBurst(t, st) })
+		t.Run("meter killed mid-render", func(t *testing.T) { meterKilledMidRender(t, st) })
 		t.Run("reservation expiring mid-render", func(t *testing.T) { expiredReservationNotDelivered(t, st) })
 		if st.postgres() {
 			t.Run("two hosts share one database", func(t *testing.T) { twoHostsShareCredits(t, st) })
@@ -219,6 +220,66 @@ func failedRenderRefunded(t *testing.T, st accountStore) {
 	}
 	if renderer == h.plugin("render-fpdf") {
 		t.Fatal("the render plugin was not relaunched")
+	}
+}
+
+// meterKilledMidRender: SIGKILL the meter after it reserved, while the
+// render runs. The conversion is answered and charged once by the
+// relaunched meter, so a retry with the same Idempotency-Key replays it
+// at once instead of waiting out a reservation left open.
+func meterKilledMidRender(t *testing.T, st accountStore) {
+	h := startHost(t, fpdf(), st.env())
+	uid, key := h.account("pro", 5)
+	body := map[string]string{"markdown": largeMarkdown(t), "output": "url"}
+	idem := map[string]string{"Idempotency-Key": "meter-killed-mid-render"}
+
+	renderer, meter := h.plugin("render-fpdf"), h.plugin("meter-credits")
+	before := cpuTicks(renderer)
+	client := burstClient()
+	defer client.CloseIdleConnections()
+	answer := make(chan outcome, 1)
+	go func() { answer <- call(context.Background(), client, h.URL, key, body, idem) }()
+	// The renderer burns CPU only once the reservation is made.
+	deadline := time.Now().Add(time.Minute)
+	for cpuTicks(renderer)-before < 5 {
+		select {
+		case o := <-answer:
+			t.Fatalf("the request ended (%d, %v) before the meter could be killed: make the document heavier", o.status, o.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the render plugin never started rendering")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := syscall.Kill(meter, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	o := <-answer
+	if o.err != nil || o.status != http.StatusOK {
+		t.Fatalf("conversion with the meter killed mid-render: %d %v %.300s", o.status, o.err, o.body)
+	}
+
+	// The charge follows the answer: a retry may find it still under way
+	// (429, Retry-After: 1) for a moment, not for the meter's reservation TTL.
+	var retry outcome
+	for end := time.Now().Add(10 * time.Second); ; {
+		retry = call(context.Background(), client, h.URL, key, body, idem)
+		if retry.status != http.StatusTooManyRequests || time.Now().After(end) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if retry.status != http.StatusOK || retry.header.Get(replayed) != "true" || !bytes.Equal(retry.body, o.body) {
+		t.Fatalf("retry with the same Idempotency-Key: %d replayed=%q %.300s, want the first answer %s replayed",
+			retry.status, retry.header.Get(replayed), retry.body, o.body)
+	}
+	if b := h.balance(key); b != 4 {
+		t.Fatalf("balance: %d, want 4 (one conversion charged)", b)
+	}
+	sum := checkLedger(t, st.open(t, h.DataDir, 0), uid, 4)
+	if sum.byKind[accounts.LedgerReserve] != 1 || sum.byKind[accounts.LedgerRefund] != 0 {
+		t.Fatalf("ledger %v: want 1 reserve and no refund", sum.byKind)
 	}
 }
 

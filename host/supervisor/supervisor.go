@@ -628,6 +628,12 @@ const killGrace = 5 * time.Second
 // or the host's exit, for good. Past the grace the plugin's process group
 // (its own, from Setpgid) is killed here, which ends both waits.
 func (p *process) Kill() {
+	// go-plugin's socket file is unlinked by the plugin when it exits on
+	// its own; one killed outright (SIGKILL, the OOM killer) left it in the
+	// temp dir, one more file for every crash.
+	if rc := p.ReattachConfig(); rc != nil && rc.Addr != nil && rc.Addr.Network() == "unix" {
+		defer removeSocket(rc.Addr.String())
+	}
 	done := make(chan struct{})
 	go func() {
 		p.Client.Kill()
@@ -644,4 +650,11 @@ func (p *process) Kill() {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
 	<-done
+}
+
+// removeSocket removes the Unix socket file at path, if one is still there.
+func removeSocket(path string) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(path)
+	}
 }

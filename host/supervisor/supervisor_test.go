@@ -118,6 +118,41 @@ func TestDeadProcessRelaunchedOnDemand(t *testing.T) {
 	}
 }
 
+// TestKilledPluginSocketRemoved: a plugin killed outright cannot remove
+// its socket file; the supervisor does, when it relaunches the plugin and
+// when it stops.
+func TestKilledPluginSocketRemoved(t *testing.T) {
+	sup, _ := startFlaky(t)
+	defer sup.Stop()
+	socket := func() string {
+		t.Helper()
+		sl := sup.slots[stage.NameParse]
+		sl.mu.Lock()
+		defer sl.mu.Unlock()
+		rc := sl.client.ReattachConfig()
+		if rc == nil || rc.Addr.Network() != "unix" {
+			t.Fatalf("plugin address %+v, want a unix socket", rc)
+		}
+		return rc.Addr.String()
+	}
+	exists := func(path string) bool { _, err := os.Lstat(path); return err == nil }
+
+	first := socket()
+	killPlugin(t, sup)
+	if _, err := sup.Client(context.Background(), stage.NameParse); err != nil {
+		t.Fatal(err)
+	}
+	if exists(first) {
+		t.Errorf("relaunch left the killed plugin's socket %s", first)
+	}
+	second := socket()
+	killPlugin(t, sup)
+	sup.Stop()
+	if exists(second) {
+		t.Errorf("stop left the killed plugin's socket %s", second)
+	}
+}
+
 // TestConfigureErrorSaidOnce: a plugin's refusal of its config block
 // crosses gRPC and is wrapped once by the supervisor; its message appears
 // once, after what the supervisor was doing.

@@ -81,6 +81,14 @@ func toStatus(err error) error {
 	return st.Err()
 }
 
+// errConnClosing is gRPC's answer to a call made on, or waiting to
+// reconnect, a connection that the host closed: the host is replacing the
+// plugin's process, which died. Taken for a cancellation, it made the
+// requests caught by a plugin's relaunch fail as internal errors, where
+// those that saw the process die fail as the stage being unavailable.
+// grpc.ErrClientConnClosing is this error, deprecated for public use.
+var errConnClosing = status.Error(codes.Canceled, "grpc: the client connection is closing")
+
 // fromStatus decodes a gRPC error into a *stage.Error. One from an adapter
 // keeps no cause: the status says only its code and message, which the
 // error holds, and as a cause would repeat the message after it (the host
@@ -108,6 +116,9 @@ func fromStatus(err error) error {
 	case codes.DeadlineExceeded:
 		return stage.Wrap(stage.CodeTimeout, err, "the stage ran past its deadline")
 	case codes.Canceled:
+		if errors.Is(err, errConnClosing) {
+			return stage.Wrap(stage.CodeUnavailable, err, "a stage is unavailable")
+		}
 		return stage.Wrap(stage.CodeInternal, context.Canceled, "canceled")
 	case codes.Unavailable:
 		return stage.Wrap(stage.CodeUnavailable, err, "a stage is unavailable")

@@ -293,3 +293,22 @@ func TestSinkDelete(t *testing.T) {
 		t.Fatalf("Delete on a sink without it: %v, want errors.ErrUnsupported", err)
 	}
 }
+
+// TestClosedConnectionIsUnavailable: a call on a connection the host has
+// closed (a plugin being relaunched) fails as the stage being
+// unavailable, not as a cancellation, which the host answers as an
+// internal error.
+func TestClosedConnectionIsUnavailable(t *testing.T) {
+	client, server := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{stage.NameMeter: &grpcPlugin{stage: stage.NameMeter, impl: &heldMeter{}}})
+	raw, err := client.Dispense(stage.NameMeter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := raw.(*Client)
+	server.Stop()
+	_ = client.Conn.Close()
+	_, err = c.Commit(context.Background(), &stage.CommitRequest{ReservationID: "r1"})
+	if code := stage.CodeOf(err); code != stage.CodeUnavailable || errors.Is(err, context.Canceled) {
+		t.Fatalf("call on a closed connection: %v (code %v), want unavailable and no cancellation", err, code)
+	}
+}
