@@ -1,6 +1,7 @@
 // Command flaky is a parse plugin for the supervisor's tests: it reports
-// unhealthy while the file named by FLAKY_MARKER exists, and refuses a
-// config block with a key "bad".
+// unhealthy while the file named by FLAKY_MARKER exists (as a dependency
+// that is down, stage.CodeUnavailable, when the file says "unavailable"),
+// and refuses a config block with a key "bad".
 package main
 
 import (
@@ -23,7 +24,10 @@ func (f *flaky) Configure(_ context.Context, req *stage.ConfigureRequest) (*stag
 }
 
 func (f *flaky) Health(context.Context) error {
-	if _, err := os.Stat(f.marker); err == nil {
+	if b, err := os.ReadFile(f.marker); err == nil {
+		if string(b) == "unavailable" {
+			return stage.Errorf(stage.CodeUnavailable, "flaky: dependency down")
+		}
 		return errors.New("marker present")
 	}
 	return nil
