@@ -18,6 +18,7 @@
 package pgtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -221,6 +222,39 @@ func (s *Server) Restart(ctx context.Context) error {
 	defer s.mu.Unlock()
 	s.exited = make(chan struct{})
 	return s.start(ctx, s.port)
+}
+
+// Freeze stops every process of the server (SIGSTOP), which is how a
+// database that hangs, or a network that drops its packets, looks to its
+// clients: connections stay open and nothing answers. Thaw resumes it.
+func (s *Server) Freeze() error { return s.signalAll(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server.
+func (s *Server) Thaw() error { return s.signalAll(syscall.SIGCONT) }
+
+// signalAll signals the postmaster and its children. Each child makes
+// itself a process group leader, so the postmaster's group does not reach
+// them; a stopped postmaster forks no new ones.
+func (s *Server) signalAll(sig syscall.Signal) error {
+	pm := s.cmd.Process.Pid
+	if err := syscall.Kill(pm, sig); err != nil {
+		return err
+	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(pm) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		syscall.Kill(pid, sig)
+	}
+	return nil
 }
 
 // Stop shuts the server down and deletes its files. It is safe to call twice.
