@@ -57,7 +57,8 @@ type Store interface {
 	// Ledger lists userID's balance changes, oldest first.
 	Ledger(ctx context.Context, userID string) ([]LedgerEntry, error)
 
-	// Ping checks that the database answers.
+	// Ping checks that the database answers, and gives up before ctx's
+	// deadline, so that its caller can still answer in time.
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -15,7 +15,9 @@ type engine interface {
 	// write lock from the start (BEGIN IMMEDIATE).
 	write(ctx context.Context, fn func(q querier) error) error
 	// writeOne runs one statement that changes the database, atomic on its
-	// own, without the cost of a transaction around it.
+	// own, without the cost of a transaction around it. It may run it twice
+	// (a lost connection's is retried, see pgDB.retrying), so the statement
+	// must change nothing the second time.
 	writeOne(ctx context.Context, sql string, args ...any) (rowsAffected int64, err error)
 	// forUpdate is the clause that locks the rows a SELECT reads.
 	forUpdate() string

@@ -16,9 +16,10 @@ import (
 // COMMIT). PostgreSQL skips the rest of a pipeline after an error, so a
 // failed queued statement is never followed by a COMMIT.
 type pgTx struct {
-	conn    *pgx.Conn
-	begun   bool // BEGIN has been sent
-	pending []pgQueued
+	conn       *pgx.Conn
+	begun      bool // BEGIN has been sent
+	committing bool // COMMIT is being sent: the outcome is the server's to tell
+	pending    []pgQueued
 }
 
 type pgQueued struct {
@@ -112,6 +113,7 @@ func (t *pgTx) commit(ctx context.Context) error {
 	if !t.begun && len(t.pending) == 0 {
 		return nil
 	}
+	t.committing = true
 	br, err := t.send(ctx, "COMMIT", nil)
 	if err != nil {
 		return err

@@ -36,25 +36,97 @@ func openPostgres(ctx context.Context, dsn string) (*pgDB, error) {
 }
 
 func (d *pgDB) write(ctx context.Context, fn func(q querier) error) error {
+	for attempt := 1; ; attempt++ {
+		again, err := d.writeOnce(ctx, fn)
+		if !again || attempt == connAttempts {
+			return err
+		}
+		d.pool.Reset()
+	}
+}
+
+// writeOnce runs fn in a transaction on one connection. It reports again
+// when the connection was lost before COMMIT went out: the server then
+// rolled the transaction back, so running it whole once more on another
+// connection is safe. Once COMMIT has gone out the outcome is unknown, and
+// the error stands.
+func (d *pgDB) writeOnce(ctx context.Context, fn func(q querier) error) (again bool, err error) {
 	conn, err := d.pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Release()
 	tx := &pgTx{conn: conn.Conn()}
-	if err := fn(tx); err != nil {
-		tx.rollback(ctx)
-		return err
+	if err = fn(tx); err == nil {
+		err = tx.commit(ctx)
 	}
-	if err := tx.commit(ctx); err != nil {
+	if err != nil {
 		tx.rollback(ctx)
-		return err
+		return !tx.committing && lost(ctx, conn.Conn()), err
 	}
-	return nil
+	return false, nil
 }
 
+// writeOne's statement is Commit's, whose guard on the reservation's state
+// makes a second run change nothing: it may run again on another
+// connection even when the first was lost after sending it.
 func (d *pgDB) writeOne(ctx context.Context, sql string, args ...any) (int64, error) {
-	return d.exec(ctx, sql, args...)
+	var n int64
+	err := d.retrying(ctx, func(c *pgx.Conn) error {
+		tag, err := c.Exec(ctx, sql, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// queryRow reads on the pool, as pgQuerier's does, with a second try when
+// the connection was lost (see retrying): the key check and the balance
+// read are on every request's path.
+func (d *pgDB) queryRow(ctx context.Context, sql string, args ...any) row {
+	return rowFunc(func(dest ...any) error {
+		err := d.retrying(ctx, func(c *pgx.Conn) error { return c.QueryRow(ctx, sql, args...).Scan(dest...) })
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errNoRows
+		}
+		return err
+	})
+}
+
+// connAttempts bounds the connections one statement or transaction is
+// tried on (see retrying). The pool is emptied before the second: what
+// ended one session has most often ended all of them, and the second try
+// would otherwise as likely find another connection that is gone.
+const connAttempts = 2
+
+// retrying runs fn, which must be safe to run twice, on a pooled
+// connection, and once more on another when the first was lost under it.
+// After PostgreSQL restarts, or an administrator, a pooler or a failover
+// ends the sessions, the pool still holds the connections used within the
+// last second (it pings only those idle for longer), and the first
+// statement on each fails although the server is back: without a second
+// try that was a 500 to a client, or a charge given up after its PDF was
+// delivered.
+func (d *pgDB) retrying(ctx context.Context, fn func(c *pgx.Conn) error) error {
+	for attempt := 1; ; attempt++ {
+		conn, err := d.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		err = fn(conn.Conn())
+		again := err != nil && lost(ctx, conn.Conn())
+		conn.Release()
+		if !again || attempt == connAttempts {
+			return err
+		}
+		d.pool.Reset()
+	}
+}
+
+// lost reports whether c was closed by the server or the network rather
+// than by ctx ending, which also closes a connection in use.
+func lost(ctx context.Context, c *pgx.Conn) bool {
+	return c.IsClosed() && ctx.Err() == nil
 }
 
 func (*pgDB) forUpdate() string { return " FOR UPDATE" }

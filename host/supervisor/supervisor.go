@@ -530,8 +530,18 @@ func (sl *slot) check(ctx context.Context, timeout time.Duration) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	sl.failures++
 	sl.healthy, sl.lastErr = false, stage.SafeMessage(err)
+	if sdkplugin.Answered(err) && stage.CodeOf(err) == stage.CodeUnavailable {
+		// Alive, and waiting on something it depends on (the account
+		// database, the bucket). A relaunch would not bring that back; it
+		// would cut the calls in flight, and its Configure would fail for
+		// the same reason, so that the retries' backoff kept the stage
+		// down for up to a minute after the dependency came back.
+		sl.failures = 0
+		sl.log.Warn("plugin health check failed", "stage", sl.spec.Stage, "dependency", true, "err", err)
+		return false
+	}
+	sl.failures++
 	sl.log.Warn("plugin health check failed", "stage", sl.spec.Stage, "failures", sl.failures, "err", err)
 	if sl.failures >= 3 {
 		sl.relaunchLocked("health checks failing")

@@ -76,6 +76,46 @@ func TestUnhealthyPluginIsNotReadyThenRelaunched(t *testing.T) {
 	}
 }
 
+// TestDependencyDownIsNotReadyNotRelaunched: a plugin that answers its
+// health check with CodeUnavailable (its database is down) is not ready
+// but keeps running, and is ready again, the same process, when the
+// dependency is back. Relaunched, it would fail to configure without the
+// dependency and then wait out a backoff of up to a minute.
+func TestDependencyDownIsNotReadyNotRelaunched(t *testing.T) {
+	dir := buildFlaky(t)
+	marker := filepath.Join(t.TempDir(), "sick")
+	t.Setenv("FLAKY_MARKER", marker)
+	const interval = 50 * time.Millisecond
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir, WithHealthInterval(interval))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := sup.Start(ctx, []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}}); err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Stop()
+	first := sup.Status()[0].Pid
+
+	if err := os.WriteFile(marker, []byte("unavailable"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { sup.Run(ctx); close(done) }()
+	waitFor(t, "not ready", func() bool { return sup.Ready() != nil })
+	time.Sleep(10 * interval) // well past the three failed checks that relaunch a sick plugin
+	if st := sup.Status()[0]; st.Restarts != 0 || st.Pid != first || st.Healthy {
+		t.Fatalf("with its dependency down: %+v, want the first process (pid %d), unhealthy, never relaunched", st, first)
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "ready again", func() bool { return sup.Ready() == nil })
+	if st := sup.Status()[0]; st.Restarts != 0 || st.Pid != first {
+		t.Fatalf("after the dependency came back: %+v, want the first process (pid %d)", st, first)
+	}
+	cancel()
+	<-done
+}
+
 // startFlaky starts a supervisor over the flaky test plugin, healthy, and
 // returns it with the plugin's directory; the caller stops it.
 func startFlaky(t *testing.T, opts ...Option) (*Supervisor, string) {

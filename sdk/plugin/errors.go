@@ -89,6 +89,18 @@ func toStatus(err error) error {
 // grpc.ErrClientConnClosing is this error, deprecated for public use.
 var errConnClosing = status.Error(codes.Canceled, "grpc: the client connection is closing")
 
+// Answered reports whether err, returned by a Client call, is the plugin's
+// own answer rather than a failure to reach it (the process gone, the
+// host's deadline passed). A plugin that answers is alive: an answer of
+// stage.CodeUnavailable from its Health says that something it depends on
+// is down, which relaunching the plugin does not bring back.
+func Answered(err error) bool {
+	var se *stage.Error
+	// fromStatus gives an answer no cause, and a failure of the call its
+	// gRPC error as the cause.
+	return errors.As(err, &se) && se.Err == nil
+}
+
 // fromStatus decodes a gRPC error into a *stage.Error. One from an adapter
 // keeps no cause: the status says only its code and message, which the
 // error holds, and as a cause would repeat the message after it (the host

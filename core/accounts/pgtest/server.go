@@ -18,6 +18,7 @@
 package pgtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -45,6 +46,8 @@ var ErrUnavailable = errors.New("pgtest: PostgreSQL unavailable")
 // Server is one running PostgreSQL cluster, owned by this process.
 type Server struct {
 	dir    string // holds data/, the socket and postgres.log
+	bin    string
+	cred   *syscall.Credential
 	port   int
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the postmaster exits
@@ -79,14 +82,19 @@ func NewServer(ctx context.Context) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{dir: dir, exited: make(chan struct{})}
-	if err := s.initdb(ctx, bin, cred); err != nil {
+	s := &Server{dir: dir, bin: bin, cred: cred, exited: make(chan struct{})}
+	if err := s.initdb(ctx); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	// A port picked free can be taken before the server binds it; try again.
 	for attempt := 0; ; attempt++ {
-		err = s.start(ctx, bin, cred)
+		port, perr := freePort()
+		if perr != nil {
+			os.RemoveAll(dir)
+			return nil, perr
+		}
+		err = s.start(ctx, port)
 		if err == nil || attempt == 2 || ctx.Err() != nil {
 			break
 		}
@@ -99,22 +107,18 @@ func NewServer(ctx context.Context) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) initdb(ctx context.Context, bin string, cred *syscall.Credential) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"),
+func (s *Server) initdb(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, "initdb"),
 		"-D", filepath.Join(s.dir, "data"), "-U", "postgres", "--auth=trust",
 		"-E", "UTF8", "--locale=C", "--no-sync")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
 	return nil
 }
 
-func (s *Server) start(ctx context.Context, bin string, cred *syscall.Credential) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
+func (s *Server) start(ctx context.Context, port int) error {
 	logPath := filepath.Join(s.dir, "postgres.log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -123,13 +127,13 @@ func (s *Server) start(ctx context.Context, bin string, cred *syscall.Credential
 	defer logFile.Close()
 	// The postmaster is our child, not a pg_ctl daemon, so it cannot outlive
 	// the test binary: SIGQUIT (immediate shutdown) reaches it if we die.
-	cmd := exec.Command(filepath.Join(bin, "postgres"),
+	cmd := exec.Command(filepath.Join(s.bin, "postgres"),
 		"-D", filepath.Join(s.dir, "data"), "-k", s.dir, "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=200")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
@@ -183,6 +187,74 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 	defer s.mu.Unlock()
 	_, err := s.admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	return err
+}
+
+// Crash stops the server as `pg_ctl stop -m immediate` does (SIGQUIT, every
+// client's connection cut), keeping its files for Restart. What was
+// committed before survives, as on a durable server: this one commits
+// without waiting for its log (synchronous_commit=off), so Crash
+// checkpoints first.
+func (s *Server) Crash(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.admin.Exec(ctx, "CHECKPOINT"); err != nil {
+		return fmt.Errorf("pgtest: checkpoint before the crash: %w", err)
+	}
+	s.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		s.kill()
+	}
+	if s.admin != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		s.admin.Close(ctx)
+		cancel()
+		s.admin = nil
+	}
+	return nil
+}
+
+// Restart starts a crashed server again on its port and data, after crash
+// recovery; the DSNs handed out before still work.
+func (s *Server) Restart(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exited = make(chan struct{})
+	return s.start(ctx, s.port)
+}
+
+// Freeze stops every process of the server (SIGSTOP), which is how a
+// database that hangs, or a network that drops its packets, looks to its
+// clients: connections stay open and nothing answers. Thaw resumes it.
+func (s *Server) Freeze() error { return s.signalAll(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server.
+func (s *Server) Thaw() error { return s.signalAll(syscall.SIGCONT) }
+
+// signalAll signals the postmaster and its children. Each child makes
+// itself a process group leader, so the postmaster's group does not reach
+// them; a stopped postmaster forks no new ones.
+func (s *Server) signalAll(sig syscall.Signal) error {
+	pm := s.cmd.Process.Pid
+	if err := syscall.Kill(pm, sig); err != nil {
+		return err
+	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(pm) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		syscall.Kill(pid, sig)
+	}
+	return nil
 }
 
 // Stop shuts the server down and deletes its files. It is safe to call twice.

@@ -200,9 +200,15 @@ func (m *Meter) check(op string, err error) error {
 	return stage.Wrap(stage.CodeUnavailable, err, "the account store is unavailable")
 }
 
-// Health checks that the account store answers.
+// Health checks that the account store answers. A store that does not
+// answer in time is unavailable too, not a timeout of the meter: the host
+// waits for a dependency that is down, and relaunches a plugin that hangs.
 func (m *Meter) Health(ctx context.Context) error {
-	return m.check("health", m.with(func(st accounts.Store) error { return st.Ping(ctx) }))
+	err := m.with(func(st accounts.Store) error { return st.Ping(ctx) })
+	if err == nil || stage.CodeOf(err) != stage.CodeInternal && stage.CodeOf(err) != stage.CodeTimeout {
+		return err
+	}
+	return stage.Wrap(stage.CodeUnavailable, err, "the account store is unavailable")
 }
 
 // Close stops the sweeper and closes the store. It is safe twice and before

@@ -1,7 +1,8 @@
 // Command flaky is a parse plugin for the supervisor's tests: it reports
-// unhealthy while the file named by FLAKY_MARKER exists, refuses a config
-// block with a key "bad", and exits FLAKY_EXIT_AFTER (a duration) after
-// its Configure when that is set.
+// unhealthy while the file named by FLAKY_MARKER exists (as a dependency
+// that is down, stage.CodeUnavailable, when the file says "unavailable"),
+// refuses a config block with a key "bad", and exits FLAKY_EXIT_AFTER (a
+// duration) after its Configure when that is set.
 package main
 
 import (
@@ -30,7 +31,10 @@ func (f *flaky) Configure(_ context.Context, req *stage.ConfigureRequest) (*stag
 }
 
 func (f *flaky) Health(context.Context) error {
-	if _, err := os.Stat(f.marker); err == nil {
+	if b, err := os.ReadFile(f.marker); err == nil {
+		if string(b) == "unavailable" {
+			return stage.Errorf(stage.CodeUnavailable, "flaky: dependency down")
+		}
 		return errors.New("marker present")
 	}
 	return nil

@@ -1,0 +1,164 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/core/accounts/pgtest"
+)
+
+// TestAccountDatabaseOutage: PostgreSQL crashes under a running host (as
+// `pg_ctl stop -m immediate` does) and comes back. Meanwhile conversions
+// fail with the contract's 500 and charge nothing, /readyz says 503, and
+// the auth and meter plugins, alive and waiting on the database, are not
+// relaunched: a relaunch cannot configure without the database, and its
+// retries' backoff kept the host refusing every request for up to a
+// minute after PostgreSQL was back. Once it is back the host serves again
+// within seconds, without a restart, and the balance and ledger hold
+// exactly the conversions delivered.
+func TestAccountDatabaseOutage(t *testing.T) {
+	o := startOutageHost(t)
+	if err := o.srv.Crash(o.ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Past three health checks (2 s apart), which relaunch a plugin that
+	// fails them for its own reasons.
+	for end := time.Now().Add(8 * time.Second); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+		resp, body := o.convert()
+		if resp.StatusCode != http.StatusInternalServerError {
+			t.Fatalf("database down: %d %.300s, want 500", resp.StatusCode, body)
+		}
+		if e := decodeError(t, resp.StatusCode, body); e.Message != "ServiceUnavailable" {
+			t.Fatalf("database down: %s, want ServiceUnavailable", body)
+		}
+	}
+	if resp, body := o.h.do("GET", "/readyz", "", nil, nil); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz with the database down: %d %s, want 503", resp.StatusCode, body)
+	}
+	o.samePlugins(t, "while the database was down")
+
+	if err := o.srv.Restart(o.ctx); err != nil {
+		t.Fatal(err)
+	}
+	o.servesAgain(t)
+	if b := o.h.balance(o.key); b != 8 {
+		t.Fatalf("balance %d, want 8: two conversions delivered, the refused ones free", b)
+	}
+	checkLedger(t, o.st.open(t, o.h.DataDir, 0), o.uid, 8)
+}
+
+// TestAccountDatabaseHangs: PostgreSQL stops answering without closing
+// its connections (a hung server, a network dropping packets). The auth
+// and meter plugins' health checks answer that the database is down
+// before the host's deadline, so that the host takes them for waiting on
+// it, not for hung: it does not relaunch them, which would cut the calls
+// in flight, and serves again as soon as the database answers.
+func TestAccountDatabaseHangs(t *testing.T) {
+	o := startOutageHost(t)
+	if err := o.srv.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	defer func() {
+		if !thawed {
+			o.srv.Thaw()
+		}
+	}()
+	// Past three health checks of each plugin: a check that hangs takes
+	// its whole 2 s, and the checks run one after the other.
+	time.Sleep(14 * time.Second)
+	if resp, body := o.h.do("GET", "/readyz", "", nil, nil); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz with the database hung: %d %s, want 503", resp.StatusCode, body)
+	}
+	o.samePlugins(t, "while the database hung")
+	if err := o.srv.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	thawed = true
+	o.servesAgain(t)
+	o.samePlugins(t, "after the database answered again")
+	checkLedger(t, o.st.open(t, o.h.DataDir, 0), o.uid, o.h.balance(o.key))
+}
+
+// outageHost is a host on a PostgreSQL server of its own, which a test
+// may crash or freeze, with an account of 10 credits that has converted
+// once.
+type outageHost struct {
+	ctx     context.Context
+	srv     *pgtest.Server
+	st      accountStore
+	h       *host
+	uid     string
+	key     string
+	convert func() (*http.Response, []byte)
+	before  map[int]string // the host's plugin processes
+}
+
+func startOutageHost(t *testing.T) outageHost {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	srv, err := pgtest.NewServer(ctx)
+	if errors.Is(err, pgtest.ErrUnavailable) {
+		t.Skipf("needs PostgreSQL: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its own server, since the test crashes or freezes it; registered
+	// first, so that it stops after the host.
+	t.Cleanup(srv.Stop)
+	dsn, _, err := srv.CreateDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := accountStore{name: "postgres", dsn: dsn}
+	h := startHost(t, fpdf(), st.env())
+	uid, key := h.account("pro", 10)
+	convert := func() (*http.Response, []byte) { return h.post(key, map[string]string{"markdown": "# Outage"}) }
+	if resp, body := convert(); resp.StatusCode != http.StatusOK || !isPDF(body) {
+		t.Fatalf("before the outage: %d %.300s", resp.StatusCode, body)
+	}
+	return outageHost{ctx: ctx, srv: srv, st: st, h: h, uid: uid, key: key, convert: convert, before: children(h.pid())}
+}
+
+// samePlugins fails t when the auth or meter plugin is no longer the
+// process it was.
+func (o outageHost) samePlugins(t *testing.T, when string) {
+	t.Helper()
+	now := children(o.h.pid())
+	for _, name := range []string{"auth-apikey", "meter-credits"} {
+		if pidOf(o.before, name) != pidOf(now, name) {
+			t.Errorf("%s relaunched %s (pid %d, now %d)", name, when, pidOf(o.before, name), pidOf(now, name))
+		}
+	}
+}
+
+// servesAgain waits until a conversion succeeds, for at most 10 s.
+func (o outageHost) servesAgain(t *testing.T) {
+	t.Helper()
+	back := time.Now()
+	for {
+		resp, body := o.convert()
+		if resp.StatusCode == http.StatusOK && isPDF(body) {
+			break
+		}
+		if time.Since(back) > 10*time.Second {
+			t.Fatalf("database back for %v, the host still answers %d %.300s", time.Since(back).Round(time.Second), resp.StatusCode, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("serving again %v after the database came back", time.Since(back).Round(10*time.Millisecond))
+}
+
+// pidOf returns the pid of the process called name in procs, or 0.
+func pidOf(procs map[int]string, name string) int {
+	for pid, n := range procs {
+		if n == name {
+			return pid
+		}
+	}
+	return 0
+}
