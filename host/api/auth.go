@@ -59,11 +59,8 @@ func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, e
 	if err != nil {
 		return stage.Principal{}, err
 	}
-	if s.opt.AuthTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opt.AuthTimeout)
-		defer cancel()
-	}
+	ctx, cancel := context.WithTimeout(ctx, s.opt.AuthTimeout)
+	defer cancel()
 	began, start := s.recent.now(), time.Now()
 	resp, err := c.Authenticate(ctx, &stage.AuthenticateRequest{Token: token})
 	s.metrics.ObserveStage(stage.NameAuth, s.stages.Plugin(stage.NameAuth), time.Since(start), err)

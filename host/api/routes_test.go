@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -185,5 +186,19 @@ func TestClientGoneNotAServerError(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "level=ERROR") {
 		t.Errorf("logged as an error:\n%s", logs.String())
+	}
+}
+
+// TestAuthTimeoutDefault: without a configured timeout a key check is
+// bounded all the same; a hung account database held each conversion's
+// slot for the whole request timeout.
+func TestAuthTimeoutDefault(t *testing.T) {
+	s := New(Options{}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
+	if s.opt.AuthTimeout != DefaultAuthTimeout {
+		t.Fatalf("AuthTimeout %v, want %v", s.opt.AuthTimeout, DefaultAuthTimeout)
+	}
+	s = New(Options{AuthTimeout: time.Second}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
+	if s.opt.AuthTimeout != time.Second {
+		t.Fatalf("AuthTimeout %v, want the configured 1s", s.opt.AuthTimeout)
 	}
 }

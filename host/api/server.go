@@ -103,6 +103,12 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	if opt.MaxConcurrent <= 0 {
 		opt.MaxConcurrent = 2 * runtime.NumCPU()
 	}
+	if opt.AuthTimeout <= 0 {
+		// A key check is one indexed read: one that takes longer is a
+		// database that hangs, and it would hold its conversion slot for
+		// the whole request timeout.
+		opt.AuthTimeout = DefaultAuthTimeout
+	}
 	if opt.MaxDownloads <= 0 {
 		opt.MaxDownloads = 64
 	}
@@ -206,6 +212,10 @@ func routePaths(r *mux.Router) []routePath {
 	})
 	return out
 }
+
+// DefaultAuthTimeout bounds a key check when the config sets no timeout,
+// as the meter's calls are bounded.
+const DefaultAuthTimeout = 10 * time.Second
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
