@@ -43,6 +43,12 @@ const (
 	// around the most nodes the node budget lets through, 0.35 s for 30,
 	// 0.25 s for 900 around emphasis.
 	maxLabelWork = 10_000_000
+	// The heap a parse may hold at its peak, as cost.heap estimates it:
+	// goldmark's tree, ours and the HTML. Every kind alone at the bound
+	// peaks under it (TestParseHeapBounded); real documents estimate at
+	// one and a half to two times what they hold, the corpus repeated to
+	// 10 MiB at 300 to 420 MiB, parsed whole with its HTML in 180 to 220.
+	maxParseHeap = 448 << 20
 )
 
 // cost is what one linear scan of the source predicts goldmark will spend
@@ -51,7 +57,10 @@ const (
 type cost struct {
 	// nodes estimates the AST's size in plain nodes of about 250 bytes,
 	// since goldmark's memory follows it: see the weights.
-	nodes     int64
+	nodes int64
+	// heap estimates the bytes a parse holds at its peak: goldmark's
+	// AST, the tree and the HTML made from it (see heapWeight).
+	heap      int64
 	delims    int64 // sum over inline blocks of their delimiter runs squared
 	codeSpans int64 // sum over inline blocks of distinct backtick run lengths times bytes
 	linkScans int64 // bytes that link destination scans may cover
@@ -72,20 +81,56 @@ type cost struct {
 // link (1.8 KB); a table cell holds a text node, and goldmark pads every
 // row to the header's width. A line also costs each open list level it
 // walks (see nesting), 240 bytes a level.
+// kind is a piece of what goldmark builds, as measure tells them apart.
+type kind int
+
 const (
-	weightLine      = 2
-	weightBlock     = 1
-	weightCodeSpan  = 2
-	weightAutolink  = 2
-	weightHeading   = 6
-	weightMarker    = 3
-	weightLabel     = 2
-	weightImage     = 4
-	weightRawHTML   = 3
-	weightFootnote  = 7
-	weightTableCell = 3
-	weightLevel     = 1
+	kindLine        kind = iota // a line's text
+	kindBlock                   // a paragraph after a blank line or a marker
+	kindHeading                 // with its generated id
+	kindMarker                  // a container marker: a list and an item, or a quote
+	kindLevel                   // an open list level a line walks (see nesting)
+	kindCell                    // a table cell, padded to the header's width
+	kindRow                     // a table row
+	kindRun                     // an emphasis delimiter run
+	kindCodeSpan                // a backtick run
+	kindLabel                   // a link label opener and its state
+	kindClose                   // a "]"
+	kindFootnote                // a footnote reference: a link and a back link
+	kindImage                   // an image opener
+	kindRawHTML                 // raw HTML and its segments
+	kindAutolink                // an autolink: a link and its text
+	kindPunct                   // an escape, entity or pipe that splits text
+	kindLink                    // a link or image made at "](": its node and attributes
+	kindDestination             // a ":" or "@" in a link destination
+	kinds
 )
+
+// nodeWeight is what each kind counts in plain nodes: see cost.nodes.
+var nodeWeight = [kinds]int64{
+	kindLine: 2, kindBlock: 1, kindHeading: 6, kindMarker: 3, kindLevel: 1,
+	kindCell: 3, kindRow: 1, kindRun: 1, kindCodeSpan: 2, kindLabel: 2,
+	kindClose: 1, kindFootnote: 7, kindImage: 4, kindRawHTML: 3,
+	kindAutolink: 2, kindPunct: 1, kindLink: 0, kindDestination: 2,
+}
+
+// heapWeight is what each kind costs in bytes of heap: see cost.heap.
+var heapWeight = [kinds]int64{
+	kindLine: 420, kindBlock: 380, kindHeading: 1700, kindMarker: 650, kindLevel: 160,
+	kindCell: 450, kindRow: 400, kindRun: 150, kindCodeSpan: 380, kindLabel: 420,
+	kindClose: 100, kindFootnote: 1800, kindImage: 800, kindRawHTML: 650,
+	kindAutolink: 1200, kindPunct: 100, kindLink: 700, kindDestination: 0,
+}
+
+// heapByte is the heap a byte of source costs: its copies (the request,
+// the defused source), its text in the tree and in the HTML.
+const heapByte = 4
+
+// add counts n pieces of kind k.
+func (c *cost) add(k kind, n int64) {
+	c.nodes += n * nodeWeight[k]
+	c.heap += n * heapWeight[k]
+}
 
 // block is the inline block being scanned: the lines between two blank
 // lines or list items, an over-estimate of goldmark's paragraphs.
@@ -134,7 +179,7 @@ func measure(src []byte) cost {
 		line := src[start:end]
 		start = end + 1
 		if isBlank(line) {
-			c.nodes += weightLevel * nest.blank()
+			c.add(kindLevel, nest.blank())
 			c.endBlock(&b)
 			columns, prevBlank = 0, true
 			if end >= len(src) {
@@ -147,23 +192,28 @@ func measure(src []byte) cost {
 			c.endBlock(&b)
 		}
 		body := line[p.end:]
-		c.nodes += weightLine + weightMarker*int64(p.markers) + weightLevel*nest.line(&p, prevBlank)
+		c.add(kindLine, 1)
+		c.add(kindMarker, int64(p.markers))
+		c.add(kindLevel, nest.line(&p, prevBlank))
+		c.heap += heapByte * int64(len(line)+1)
 		if prevBlank || p.markers > 0 {
-			c.nodes += weightBlock
+			c.add(kindBlock, 1)
 		}
 		if isHeading(body) {
-			c.nodes += weightHeading
+			c.add(kindHeading, 1)
 		}
 		fnDefs += int64(p.footnotes)
 		switch {
 		case columns > 0:
-			c.nodes += weightTableCell*columns + 1
+			c.add(kindCell, columns)
+			c.add(kindRow, 1)
 			// goldmark parses each cell's inlines apart: no label
 			// crosses a row.
 			b.openers, b.first = b.openers[:0], -1
 		case !prevBlank && isDelimiterRow(body):
 			columns = int64(cells(body))
-			c.nodes += 2*weightTableCell*columns + 2 // header and delimiter rows
+			c.add(kindCell, 2*columns) // header and delimiter rows
+			c.add(kindRow, 2)
 		}
 		if isRefDef(body) {
 			b.refDefs++
@@ -205,12 +255,12 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			for j < len(body) && body[j] == ch {
 				j++
 			}
-			c.nodes++ // a run is one node until it pairs up
 			if ch == '`' {
 				b.hidden = true
-				c.nodes += weightCodeSpan - 1
+				c.add(kindCodeSpan, 1)
 				b.ticks[j-i] = struct{}{}
 			} else {
+				c.add(kindRun, 1) // a run is one node until it pairs up
 				b.delims++
 			}
 			i = j
@@ -222,10 +272,10 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			if len(b.openers) < maxOpenLabels {
 				b.openers = append(b.openers, c.nodes)
 			}
-			c.nodes += weightLabel
+			c.add(kindLabel, 1)
 			if i+1 < len(body) && body[i+1] == '^' {
 				fnRefs++
-				c.nodes += weightFootnote
+				c.add(kindFootnote, 1)
 			}
 		case ']':
 			switch {
@@ -240,8 +290,9 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			if len(b.openers) > 0 {
 				b.openers = b.openers[:len(b.openers)-1]
 			}
-			c.nodes++
+			c.add(kindClose, 1)
 			if i+1 < len(body) && body[i+1] == '(' {
+				c.add(kindLink, 1)
 				if len(scans) == maxOpenScans {
 					c.linkScans = max(c.linkScans, maxLinkScanWork+1)
 				} else {
@@ -254,27 +305,34 @@ func (c *cost) inline(body []byte, b *block) (fnRefs int64) {
 			depth--
 			end(i, depth)
 		case '<':
-			c.nodes += weightRawHTML
+			c.add(kindRawHTML, 1)
 			b.hidden = true
 		case ':', '@':
-			c.nodes += weightAutolink
+			if len(scans) > 0 {
+				// In a link's destination, which its "](" paid for, as
+				// it paid for an autolink there if the link fails.
+				c.add(kindDestination, 1)
+			} else {
+				c.add(kindAutolink, 1)
+			}
 		case 'w':
 			if bytes.HasPrefix(body[i:], []byte("www.")) {
-				c.nodes += weightAutolink
+				c.add(kindAutolink, 1)
 			}
 		case '\\':
-			c.nodes++
+			c.add(kindPunct, 1)
 			if i+1 < len(body) && isPunct(body[i+1]) {
 				i += 2
 				continue
 			}
 		case '!':
-			c.nodes++
 			if i+1 < len(body) && body[i+1] == '[' {
-				c.nodes += weightImage - 1
+				c.add(kindImage, 1)
+			} else {
+				c.add(kindPunct, 1)
 			}
 		case '&', '|':
-			c.nodes++
+			c.add(kindPunct, 1)
 		case ' ', '\t', '\r', '\v', '\f':
 			end(i, math.MinInt)
 		}
@@ -303,8 +361,9 @@ type linkScan struct{ start, depth int }
 // simplify. The AST estimate is held to twice the tree's node limit: it
 // counts heavy nodes several times and errs high, and real documents
 // estimate at three to five times the tree they yield (the corpus at
-// 10 MiB: 1.1 to 1.7 million against 300,000 to 460,000 tree nodes), while
-// the worst shapes at the bound peak under 500 MB.
+// 10 MiB: 1.1 to 1.7 million against 300,000 to 460,000 tree nodes). It
+// let shapes whose nodes weigh more reach 560 MB, so the heap is held to
+// its own bound, in bytes.
 func (c cost) check(maxNodes int) error {
 	// Every refusal names its limit in details.limit, as the README
 	// promises, in the unit the budget counts, so that a client can tell
@@ -317,6 +376,9 @@ func (c cost) check(maxNodes int) error {
 		}
 	}
 	switch {
+	case c.heap > maxParseHeap:
+		return tooComplex("it would take more than "+strconv.Itoa(maxParseHeap>>20)+" MiB of memory to parse",
+			maxParseHeap>>20, "MiB of parse memory")
 	case c.nodes > 2*int64(maxNodes):
 		return &stage.Error{
 			Code:    stage.CodeTooLarge,

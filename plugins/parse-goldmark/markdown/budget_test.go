@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -453,4 +455,70 @@ func TestParsesBoundedByCores(t *testing.T) {
 	if len(p.running) != cap(p.running)-1 {
 		t.Errorf("%d places taken after the parse, want %d: the parse kept its place", len(p.running), cap(p.running)-1)
 	}
+}
+
+// TestParseHeapBounded: each kind of content, at the most of it the
+// budget admits up to the host's body limit, peaks under maxParseHeap
+// when parsed whole with its HTML, the heaviest way. Links and autolinks
+// past the tree's node limit were refused only once goldmark had spent
+// 560 MB on them.
+func TestParseHeapBounded(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"links":       func(n int) string { return fill("[a](b) ", n) },
+		"autolinks":   func(n int) string { return fill("<http://a> www.b.com ", n) },
+		"headings":    func(n int) string { return fill("# a\n", n) },
+		"code spans":  func(n int) string { return fill("`a` ", n) },
+		"table rows":  func(n int) string { return "|a|\n|-|\n" + fill("x\n", n) },
+		"task items":  func(n int) string { return fill("- [ ] a\n", n) },
+		"nested list": func(n int) string { return fill(strings.Repeat("- ", 64)+"x\n", n) },
+	}
+	admitted := func(src string) bool {
+		return measure(defuse([]byte(src), lineMarkers, lineIndent)).check(DefaultMaxNodes) == nil
+	}
+	p := New(nil)
+	for name, shape := range shapes {
+		t.Run(name, func(t *testing.T) {
+			// The largest size admitted, to within 2%.
+			lo, hi := 1<<10, 10<<20
+			if admitted(shape(hi)) {
+				lo = hi
+			}
+			for hi-lo > hi/50 {
+				if m := (lo + hi) / 2; admitted(shape(m)) {
+					lo = m
+				} else {
+					hi = m
+				}
+			}
+			src := shape(lo)
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			peak := 0
+			stop := samplePeakHeap(&peak)
+			_, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: src})
+			stop()
+			peak -= int(ms.HeapAlloc)
+			t.Logf("%d KB: peak heap %d MiB: %v", len(src)>>10, peak>>20, err)
+			if peak > maxParseHeap {
+				t.Errorf("peak heap %d MiB, want under %d MiB", peak>>20, maxParseHeap>>20)
+			}
+		})
+	}
+}
+
+// samplePeakHeap records the most heap held until stop is called.
+func samplePeakHeap(peak *int) (stop func()) {
+	var done atomic.Bool
+	finished := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(finished)
+		for !done.Load() {
+			metrics.Read(sample)
+			*peak = max(*peak, int(sample[0].Value.Uint64()))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	return func() { done.Store(true); <-finished }
 }
