@@ -77,6 +77,8 @@ func BenchmarkParseParts(b *testing.B) {
 	// The host's default body limit.
 	medium := readCorpus(b, "medium.md")
 	docs = append(docs, doc{"medium-10MiB", strings.Repeat(medium+"\n\n", (10<<20)/(len(medium)+2))})
+	large := readCorpus(b, "large.md")
+	docs = append(docs, doc{"large-10MiB", strings.Repeat(large+"\n\n", (10<<20)/(len(large)+2))})
 	p := New(nil)
 	for _, d := range docs {
 		req := &stage.ParseRequest{Markdown: d.src, SkipHTML: true}
