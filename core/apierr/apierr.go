@@ -105,6 +105,7 @@ func FromStage(err error) *Error {
 	case stage.CodeUnavailable:
 		out = New(http.StatusInternalServerError, NameUnavailable, "a processing stage is unavailable; no credit was charged").
 			WithHint("retry in a moment")
+		out.RetryAfter = 1
 	default:
 		out = New(http.StatusInternalServerError, NameInternal, "the PDF could not be produced; no credit was charged")
 	}

@@ -44,6 +44,12 @@ func TestFromStage(t *testing.T) {
 		if tt.status == http.StatusTooManyRequests && e.RetryAfter == 0 {
 			t.Error("429 without Retry-After")
 		}
+		// A stage that is down (a plugin relaunching, the account database
+		// away) is the one failure worth an automatic retry: clients and
+		// proxies read the header, not the hint.
+		if retry := stage.CodeOf(tt.err) == stage.CodeUnavailable || tt.status == http.StatusTooManyRequests; retry != (e.RetryAfter > 0) {
+			t.Errorf("%v -> Retry-After %d", tt.err, e.RetryAfter)
+		}
 	}
 }
 
