@@ -160,6 +160,9 @@ func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
 		n--
 	}
 	atoms, xs := l.atoms[:n], l.xs[:n]
+	if va, vx := e.visual(atoms); va != nil {
+		atoms, xs = va, vx
+	}
 
 	// Shading for inline code goes first so text draws over it.
 	for i := 0; i < len(atoms); {

@@ -65,8 +65,20 @@ func pageTexts(t testing.TB, pdf []byte) []string {
 // bodyText is the text of all pages without their page numbers, which
 // would otherwise interrupt a word wrapped across a page break.
 func bodyText(t testing.TB, pdf []byte) string {
+	return stripPageNumbers(pageTexts(t, pdf))
+}
+
+// readingText is bodyText in pdftotext's reading order rather than the
+// content stream's: right-to-left text is drawn in display order, and
+// only the reading order puts its words back in the order written.
+func readingText(t testing.TB, pdf []byte) string {
+	pages := strings.Split(run(t, pdf, "pdftotext", "-enc", "UTF-8", "-", "-"), "\f")
+	return stripPageNumbers(pages[:len(pages)-1])
+}
+
+func stripPageNumbers(pages []string) string {
 	var b strings.Builder
-	for i, page := range pageTexts(t, pdf) {
+	for i, page := range pages {
 		page = strings.TrimRight(page, "\n")
 		if cut, ok := strings.CutSuffix(page, "\n"+strconv.Itoa(i+1)); ok {
 			page = cut
@@ -131,7 +143,8 @@ func pdfBoxes(t testing.TB, pdf []byte) []bboxPage {
 }
 
 // drawable replaces the characters no embedded font has with spaces, as
-// the renderer draws them as U+FFFD.
+// the renderer draws them as U+FFFD, and removes soft hyphens, which are
+// drawn only where a line breaks.
 func drawable(t testing.TB, s string) string {
 	set, err := testFonts()
 	if err != nil {
@@ -139,6 +152,9 @@ func drawable(t testing.TB, s string) string {
 	}
 	sans := set.Face(fonts.Of(fonts.Sans, fonts.Regular))
 	return strings.Map(func(r rune) rune {
+		if r == '\u00ad' {
+			return -1
+		}
 		if r > ' ' && !sans.Has(r) {
 			return ' '
 		}
