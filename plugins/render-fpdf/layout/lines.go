@@ -46,6 +46,9 @@ func (e *engine) breakLines(atoms []atom, width float64, strut *style) []line {
 		x = 0
 	}
 	put := func(a atom) {
+		if a.kind == aHyphen {
+			return
+		}
 		cur.atoms = append(cur.atoms, a)
 		cur.xs = append(cur.xs, x)
 		x += a.w
@@ -73,9 +76,25 @@ func (e *engine) breakLines(atoms []atom, width float64, strut *style) []line {
 			ww += atoms[j].w
 			j++
 		}
+		if x+ww > width {
+			// A soft hyphen that leaves room for its "-" ends the line
+			// there, before the word is moved or cut between characters.
+			if k := e.softBreak(atoms[i:j], width-x); k > 0 {
+				for _, a := range atoms[i : i+k] {
+					put(a)
+				}
+				h := atoms[i+k]
+				e.atom()
+				put(atom{kind: aText, face: h.face, text: "-", w: e.width("-", h.face, h.st.size), st: h.st})
+				finish()
+				i += k + 1
+				continue
+			}
+		}
 		if x+ww > width && cur.w > 0 {
 			// Trailing spaces stay on the line they end; they are not drawn.
 			finish()
+			continue
 		}
 		if x+ww <= width {
 			for ; i < j; i++ {
@@ -97,6 +116,19 @@ func (e *engine) breakLines(atoms []atom, width float64, strut *style) []line {
 		finish()
 	}
 	return lines
+}
+
+// softBreak returns the index in word of the last soft hyphen after which
+// the word's start and a "-" fit in room, or -1.
+func (e *engine) softBreak(word []atom, room float64) int {
+	at, w := -1, 0.0
+	for k, a := range word {
+		if a.kind == aHyphen && w > 0 && w+e.width("-", a.face, a.st.size) <= room {
+			at = k
+		}
+		w += a.w
+	}
+	return at
 }
 
 // splitAtom cuts a text atom into pieces: the first fits in first, the

@@ -38,6 +38,7 @@ const (
 	aImage               // an image small enough to sit in a line
 	aBlockImage          // an image placed on lines of its own
 	aAnchor              // a named position, zero width
+	aHyphen              // a soft hyphen: a break opportunity drawn as "-" only where a line breaks
 )
 
 // atom is the unit of line breaking: a run of text in one face with no
@@ -56,6 +57,8 @@ type atom struct {
 // scripts outside DejaVu): one visible U+FFFD per character rather than the
 // silent gap fpdf would leave.
 const replacement = '\uFFFD'
+
+const softHyphen = '\u00AD'
 
 // dropped reports characters that are not drawn at all: C0 and C1 controls,
 // soft hyphens, zero-width characters and variation selectors, which carry
@@ -121,6 +124,12 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 			}
 			e.atom()
 			out = append(out, atom{kind: aSpace, face: want, text: " ", w: e.width(" ", want, st.size), st: st})
+			continue
+		}
+		if r == softHyphen {
+			flush()
+			e.atom()
+			out = append(out, atom{kind: aHyphen, face: want, st: st})
 			continue
 		}
 		if dropped(r) {
