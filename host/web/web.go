@@ -3,16 +3,46 @@
 package web
 
 import (
+	"bytes"
 	"embed"
+	"html/template"
 	"io/fs"
 	"net/http"
+	"time"
 )
 
 //go:embed static
 var static embed.FS
 
+// page is the dashboard's one HTML page; it says whether sign-up is
+// possible here and on which plan, which only the config knows.
+var page = template.Must(template.ParseFS(static, "static/index.html"))
+
+// Option configures the dashboard.
+type Option func(*settings)
+
+type settings struct {
+	signupPlan string // "": sign-up is off
+}
+
+// WithSignup offers self-service sign-up on the named plan. Without it
+// the page tells visitors to ask the operator for a key, rather than show
+// a button whose endpoint does not exist.
+func WithSignup(plan string) Option { return func(s *settings) { s.signupPlan = plan } }
+
 // Handler serves the embedded dashboard.
-func Handler() http.Handler {
+func Handler(opts ...Option) http.Handler {
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	var index bytes.Buffer
+	if err := page.Execute(&index, struct {
+		Signup bool
+		Plan   string
+	}{s.signupPlan != "", s.signupPlan}); err != nil {
+		panic("web: index.html: " + err.Error()) // the embedded template and its data are fixed
+	}
 	sub, _ := fs.Sub(static, "static")
 	fsrv := http.FileServer(http.FS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -22,6 +52,10 @@ func Handler() http.Handler {
 			"frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		fsrv.ServeHTTP(w, r)
+		if r.URL.Path != "/" {
+			fsrv.ServeHTTP(w, r)
+			return
+		}
+		http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(index.Bytes()))
 	})
 }

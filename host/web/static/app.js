@@ -8,18 +8,21 @@ function showError(el, body) {
   el.textContent = body.error + (body.hint ? " (" + body.hint + ")" : "");
 }
 
-$("signup-btn").addEventListener("click", async () => {
-  $("signup-err").hidden = true;
-  const r = await fetch("/dashboard/signup", { method: "POST" });
-  const body = await r.json();
-  if (!r.ok) { showError($("signup-err"), body); return; }
-  $("signup-user").textContent = body.userId;
-  $("signup-key").textContent = body.apiKey;
-  $("signup-curl").textContent = "curl -H 'Authorization: Bearer " + body.apiKey + "' -H 'Content-Type: application/json' \\\n  -d '{\"markdown\":\"# Hi\"}' " + location.origin + "/v1/pdf/markdown -o hi.pdf";
-  $("signup-out").hidden = false;
-  $("key").value = body.apiKey;
-  $("signup-btn").disabled = true;
-});
+// The page has no sign-up button where the server takes no sign-ups.
+if ($("signup-btn")) {
+  $("signup-btn").addEventListener("click", async () => {
+    $("signup-err").hidden = true;
+    const r = await fetch("/dashboard/signup", { method: "POST" });
+    const body = await r.json();
+    if (!r.ok) { showError($("signup-err"), body); return; }
+    $("signup-user").textContent = body.userId;
+    $("signup-key").textContent = body.apiKey;
+    $("signup-curl").textContent = "curl -H 'Authorization: Bearer " + body.apiKey + "' -H 'Content-Type: application/json' \\\n  -d '{\"markdown\":\"# Hi\"}' " + location.origin + "/v1/pdf/markdown -o hi.pdf";
+    $("signup-out").hidden = false;
+    $("key").value = body.apiKey;
+    $("signup-btn").disabled = true;
+  });
+}
 
 let lastURL = null;
 $("play").addEventListener("submit", async (ev) => {

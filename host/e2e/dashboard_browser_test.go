@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mdpress/mdpress/host/config"
+)
+
+// browser opens a headless Chromium tab for a visitor of the dashboard.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if !chromiumAvailable() {
+		t.Skip("chromium not installed (apt-get install chromium): the dashboard's browser tests need it")
+	}
+	opts := []chromedp.ExecAllocatorOption{}
+	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
+		// The /usr/bin wrapper costs a start and prints noise.
+		opts = append(opts, chromedp.ExecPath("/usr/lib/chromium/chromium"))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	t.Cleanup(cancel)
+	ctx, cancelTab := chromedp.NewContext(ctx, chromedp.WithAllocatorOptions(opts...))
+	t.Cleanup(cancelTab)
+	return ctx
+}
+
+// js evaluates an expression in the page.
+func js[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls expr until it is true; unlike chromedp.Poll it survives
+// the page navigating under it.
+func waitFor(t *testing.T, ctx context.Context, expr string) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
+			return
+		}
+	}
+	t.Fatalf("still not %s", expr)
+}
+
+func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDashboardBrowserSignupOff: with sign-up off (configs/production.yaml)
+// the page offers no sign-up button, whose click answered "no such
+// endpoint", and says how to get a key; with another plan it names it.
+func TestDashboardBrowserSignupOff(t *testing.T) {
+	off := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Dashboard.Signup = false }))
+	ctx := browser(t)
+	do(t, ctx, chromedp.Navigate(off.URL+"/"))
+	if n := js[int](t, ctx, `document.querySelectorAll("#signup-btn").length`); n != 0 {
+		t.Fatal("sign-up is off, but the page offers it")
+	}
+	if s := js[string](t, ctx, `document.getElementById("signup").innerText`); !strings.Contains(s, "operator") {
+		t.Fatalf("sign-up section: %q", s)
+	}
+
+	pro := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Dashboard.SignupPlan = "pro" }))
+	do(t, ctx, chromedp.Navigate(pro.URL+"/"))
+	if s := js[string](t, ctx, `document.getElementById("signup").innerText`); !strings.Contains(s, "pro plan") {
+		t.Fatalf("sign-up on the pro plan, the page says: %q", s)
+	}
+}
