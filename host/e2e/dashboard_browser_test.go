@@ -59,6 +59,39 @@ func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.V
 	}
 }
 
+// TestDashboardBrowserSignupOnce: in a real browser, sign-up shows the key,
+// the playground makes a PDF with it, and once the visitor has left the
+// page, going back does not show the key again (the back-forward cache
+// restored the page with the key in it for the next user of the browser).
+func TestDashboardBrowserSignupOnce(t *testing.T) {
+	h := startHost(t, fpdf())
+	ctx := browser(t)
+	do(t, ctx, chromedp.Navigate(h.URL+"/"), chromedp.Click(chromedp.ID("signup-btn")), chromedp.WaitVisible(chromedp.ID("signup-out")))
+	key := js[string](t, ctx, `document.getElementById("signup-key").textContent`)
+	if !strings.HasPrefix(key, "mdp_") || js[string](t, ctx, `document.getElementById("key").value`) != key {
+		t.Fatalf("key shown %q, not in the playground", key)
+	}
+	if resp, body := h.do("GET", "/v1/user/info", key, nil, nil); resp.StatusCode != 200 || !strings.Contains(string(body), `"planName":"free"`) {
+		t.Fatalf("shown key: %d %s", resp.StatusCode, body)
+	}
+	if s := js[string](t, ctx, `JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie + location.href`); strings.Contains(s, key) {
+		t.Fatalf("the key is kept in the browser: %s", s)
+	}
+
+	do(t, ctx, chromedp.Navigate(h.URL+"/v1/openapi.json"), chromedp.Evaluate[chromedp.Void](`history.back()`))
+	waitFor(t, ctx, `location.pathname === "/" && document.readyState === "complete" && !!document.getElementById("signup-key")`)
+	if shown := js[string](t, ctx, `document.getElementById("signup-key").textContent + "|" + document.getElementById("key").value`); strings.Contains(shown, "mdp_") {
+		t.Fatalf("back on the dashboard, the key is shown again: %s", shown)
+	}
+
+	do(t, ctx, chromedp.SetValue(chromedp.ID("key"), key))
+	do(t, ctx, chromedp.Click("#play button[type=submit]"))
+	waitFor(t, ctx, `document.getElementById("status").textContent.startsWith("done")`)
+	if src := js[string](t, ctx, `document.getElementById("preview").src`); !strings.HasPrefix(src, "blob:") {
+		t.Fatalf("preview %q", src)
+	}
+}
+
 // TestDashboardBrowserSignupOff: with sign-up off (configs/production.yaml)
 // the page offers no sign-up button, whose click answered "no such
 // endpoint", and says how to get a key; with another plan it names it.

@@ -52,10 +52,15 @@ func Handler(opts ...Option) http.Handler {
 			"frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
 		if r.URL.Path != "/" {
 			fsrv.ServeHTTP(w, r)
 			return
 		}
+		// The page shows a new account's key: neither the HTTP cache nor
+		// the back-forward cache may keep it for the next person at the
+		// browser (app.js also wipes it when the page is left).
+		w.Header().Set("Cache-Control", "no-store")
 		http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(index.Bytes()))
 	})
 }

@@ -47,3 +47,20 @@ func TestSignupOffered(t *testing.T) {
 		})
 	}
 }
+
+// TestPageNotStored: the page that shows a new key is kept by no cache,
+// and sends no Referer; the static assets stay cacheable.
+func TestPageNotStored(t *testing.T) {
+	h := Handler(WithSignup("free"))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != 200 || w.Header().Get("Cache-Control") != "no-store" || w.Header().Get("Referrer-Policy") != "no-referrer" ||
+		!strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
+		t.Fatalf("/: %d %v", w.Code, w.Header())
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/app.js", nil))
+	if w.Code != 200 || w.Header().Get("Cache-Control") != "" {
+		t.Fatalf("/app.js: %d %v", w.Code, w.Header())
+	}
+}

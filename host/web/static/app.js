@@ -24,6 +24,14 @@ if ($("signup-btn")) {
   });
 }
 
+// The key is shown once: a page restored from the back-forward cache
+// would show it again to whoever uses the browser next.
+addEventListener("pagehide", () => {
+  for (const id of ["signup-user", "signup-key", "signup-curl"]) { if ($(id)) $(id).textContent = ""; }
+  if ($("signup-out")) $("signup-out").hidden = true;
+  $("key").value = "";
+});
+
 let lastURL = null;
 $("play").addEventListener("submit", async (ev) => {
   ev.preventDefault();
