@@ -112,3 +112,20 @@ func TestDashboardBrowserSignupOff(t *testing.T) {
 		t.Fatalf("sign-up on the pro plan, the page says: %q", s)
 	}
 }
+
+// TestDashboardBrowserServerGone: a conversion that gets no answer (the
+// server went away, or a proxy answered with its own HTML page) is told
+// to the visitor, rather than leaving "rendering…" for ever.
+func TestDashboardBrowserServerGone(t *testing.T) {
+	h := startHost(t, fpdf())
+	_, key := h.account("free", -1)
+	ctx := browser(t)
+	do(t, ctx, chromedp.Navigate(h.URL+"/"), chromedp.SetValue(chromedp.ID("key"), key))
+	h.stop()
+	do(t, ctx, chromedp.Click("#play button[type=submit]"))
+	waitFor(t, ctx, `!document.getElementById("play-err").hidden`)
+	status := js[string](t, ctx, `document.getElementById("status").textContent + "|" + document.getElementById("play-err").textContent + "|" + document.querySelector("#play button[type=submit]").disabled`)
+	if status != "|could not reach the server (Failed to fetch)|false" {
+		t.Fatalf("status|error|button disabled: %q", status)
+	}
+}
