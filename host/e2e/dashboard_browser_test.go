@@ -129,3 +129,24 @@ func TestDashboardBrowserServerGone(t *testing.T) {
 		t.Fatalf("status|error|button disabled: %q", status)
 	}
 }
+
+// TestDashboardBrowserPreviewPresigned: with sink-s3's default delivery
+// (presigned URLs on the bucket's own origin, as configs/production.yaml
+// runs) the playground's output=url preview shows the PDF.
+func TestDashboardBrowserPreviewPresigned(t *testing.T) {
+	opts, bucketURL := s3Sink(t, "presign")
+	h := startHost(t, append(opts, fpdf())...)
+	_, key := h.account("free", -1)
+	ctx := browser(t)
+	do(t, ctx, chromedp.Navigate(h.URL+"/"), chromedp.SetValue(chromedp.ID("key"), key), chromedp.SetValue(chromedp.ID("output"), "url"),
+		chromedp.Evaluate[chromedp.Void](`window.violations = []; document.addEventListener("securitypolicyviolation", e => violations.push(e.violatedDirective + " " + e.blockedURI))`),
+		chromedp.Click("#play button[type=submit]"))
+	waitFor(t, ctx, `document.getElementById("status").textContent.startsWith("done")`)
+	if src := js[string](t, ctx, `document.getElementById("preview").src`); !strings.HasPrefix(src, bucketURL) {
+		t.Fatalf("preview %q, want a presigned URL under %s", src, bucketURL)
+	}
+	time.Sleep(time.Second)
+	if v := js[string](t, ctx, `violations.join("; ")`); v != "" {
+		t.Fatalf("the preview was blocked: %s", v)
+	}
+}

@@ -48,7 +48,11 @@ func Handler(opts ...Option) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// No framing by other sites (a framed sign-up button could be
 		// clicked for the visitor), no <base> or form targets elsewhere.
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-src 'self' blob:; object-src 'self' blob:; "+
+		// The playground frames a hosted PDF wherever the sink puts it: a
+		// presigned URL is on the bucket's origin, which only the sink
+		// knows. No answer's text reaches the page as markup (app.js
+		// writes textContent only), so frame-src guards no injection.
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-src 'self' blob: https: http:; object-src 'self' blob:; "+
 			"frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
