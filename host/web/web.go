@@ -8,15 +8,22 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"path"
 	"time"
 )
 
+// static holds the assets served as they are; the page is a template
+// kept apart, so that no spelling of its path serves it unrendered.
+//
 //go:embed static
 var static embed.FS
 
+//go:embed index.html
+var pageFS embed.FS
+
 // page is the dashboard's one HTML page; it says whether sign-up is
 // possible here and on which plan, which only the config knows.
-var page = template.Must(template.ParseFS(static, "static/index.html"))
+var page = template.Must(template.ParseFS(pageFS, "index.html"))
 
 // Option configures the dashboard.
 type Option func(*settings)
@@ -57,7 +64,9 @@ func Handler(opts ...Option) http.Handler {
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Referrer-Policy", "no-referrer")
-		if r.URL.Path != "/" {
+		// The router leaves paths unclean ("//", "/./", "/%2e%2e/"):
+		// every one that means the page gets the page.
+		if p := path.Clean("/" + r.URL.Path); p != "/" && p != "/index.html" {
 			fsrv.ServeHTTP(w, r)
 			return
 		}

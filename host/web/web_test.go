@@ -64,3 +64,24 @@ func TestPageNotStored(t *testing.T) {
 		t.Fatalf("/app.js: %d %v", w.Code, w.Header())
 	}
 }
+
+// TestPageEverySpelling: the router passes paths uncleaned; each spelling
+// of the page's path gets the rendered page, never its template.
+func TestPageEverySpelling(t *testing.T) {
+	h := Handler(WithSignup("free"))
+	for _, p := range []string{"/", "//", "/./", "/%2e%2e/", "/index.html", "/x/../"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", p, nil))
+		if w.Code != 200 || strings.Contains(w.Body.String(), "{{") || !strings.Contains(w.Body.String(), "on the free plan") ||
+			w.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d %v", p, w.Code, w.Header())
+		}
+	}
+	for _, p := range []string{"/app.js", "//app.js", "/./app.css"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", p, nil))
+		if w.Code != 200 || strings.Contains(w.Body.String(), "{{") {
+			t.Errorf("%s: %d", p, w.Code)
+		}
+	}
+}
