@@ -117,9 +117,6 @@ func newServe(g *globals) *cobra.Command {
 				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL,
 				MetricsSource: pluginMetrics(sup),
 			}
-			if c.DashboardEnabled() {
-				opts.Dashboard = web.Handler()
-			}
 			if c.DashboardEnabled() && c.Dashboard.Signup {
 				st, err := openStore(ctx, c)
 				if err != nil {
@@ -135,6 +132,13 @@ func newServe(g *globals) *cobra.Command {
 					return a.ID, key, err
 				}
 				opts.SignupsPerHour = c.Dashboard.SignupsPerHour
+			}
+			if c.DashboardEnabled() {
+				var webOpts []web.Option
+				if opts.Signup != nil {
+					webOpts = append(webOpts, web.WithSignup(c.Dashboard.SignupPlan))
+				}
+				opts.Dashboard = web.Handler(webOpts...)
 			}
 			handler := api.New(opts, log, sup, m)
 
