@@ -346,8 +346,9 @@ func TestPDFSizeLimit(t *testing.T) {
 	recycled := r.Stats().TabsRecycled
 	_, err := r.Render(ctx, &stage.RenderRequest{HTML: doc{body: noise}.html(), Page: a4})
 	var se *stage.Error
-	if stage.CodeOf(err) != stage.CodeTooLarge || !errors.As(err, &se) || se.Details["limit"] != "1 MiB" {
-		t.Fatalf("a PDF over 1 MiB: %v", err)
+	if stage.CodeOf(err) != stage.CodeTooLarge || !errors.As(err, &se) || se.Details["limit"] != "1 MiB" ||
+		se.Details["size"] != "more than 1 MiB (limit 1 MiB)" {
+		t.Fatalf("a PDF over 1 MiB: %#v", err)
 	}
 	if got := r.Stats().TabsRecycled; got != recycled+1 {
 		t.Errorf("tabs recycled: %d, want %d", got, recycled+1)

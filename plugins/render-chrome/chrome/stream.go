@@ -54,7 +54,10 @@ func printPDF(ctx context.Context, target *chromedp.Target, params chromedp.PDFO
 		if int64(buf.Len())+int64(len(chunk.Data)) > maxBytes {
 			limit := formatBytes(maxBytes)
 			se := stage.Wrap(stage.CodeTooLarge, errPDFTooLarge, "the PDF is larger than the limit of "+limit)
-			se.Details = map[string]string{"limit": limit}
+			// "size" is the contract's field of a 413 for a PDF too large:
+			// how big, and the limit. How much bigger is not known: the
+			// rest was never read.
+			se.Details = map[string]string{"limit": limit, "size": "more than " + limit + " (limit " + limit + ")"}
 			return nil, se
 		}
 		buf.Write(chunk.Data)
