@@ -59,7 +59,16 @@ type Options struct {
 	// MaxConcurrent conversions run at once; up to Queue more wait for a
 	// slot, and past that the API answers 429.
 	MaxConcurrent int
-	Queue         int
+	// MaxConcurrentPerKey conversions of one API key run at once; its
+	// others wait, in the queue, for one of its own to end. Default: one
+	// fewer than the CPU cores, at least 1. A render can hold a Chromium
+	// tab for the whole render timeout with a few bytes of CSS, and a
+	// failed render is refunded: without this bound one key sending as
+	// many such documents as there are tabs (one per core by default)
+	// kept every other account's conversions waiting, and timing out,
+	// for as long as it kept sending them, at no cost.
+	MaxConcurrentPerKey int
+	Queue               int
 	// MaxDownloads hosted files stream at once (8 per client address);
 	// past it the download is answered 429. Default 64.
 	MaxDownloads         int
@@ -109,6 +118,9 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		// the whole request timeout.
 		opt.AuthTimeout = DefaultAuthTimeout
 	}
+	if opt.MaxConcurrentPerKey <= 0 {
+		opt.MaxConcurrentPerKey = max(1, runtime.NumCPU()-1)
+	}
 	if opt.MaxDownloads <= 0 {
 		opt.MaxDownloads = 64
 	}
@@ -121,7 +133,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	}
 	opt.MaxHeldBodyBytes = max(opt.MaxHeldBodyBytes, opt.MaxBodyBytes)
 	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now),
-		admit: newAdmission(opt.MaxConcurrent, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes},
+		admit: newAdmission(opt.MaxConcurrent, opt.MaxConcurrentPerKey, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes},
 		downloads: newDownloads(opt.MaxDownloads),
 		recent:    newRecentKeys(time.Now)}
 	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {

@@ -66,7 +66,11 @@ type Server struct {
 	RequestTimeout  time.Duration `yaml:"requestTimeout"`
 	ShutdownTimeout time.Duration `yaml:"shutdownTimeout"`
 	MaxConcurrent   int           `yaml:"maxConcurrent"`
-	Queue           int           `yaml:"queue"`
+	// MaxConcurrentPerKey bounds the conversions one API key runs at
+	// once; its others wait in the queue. 0: the API's default (see
+	// api.Options).
+	MaxConcurrentPerKey int `yaml:"maxConcurrentPerKey"`
+	Queue               int `yaml:"queue"`
 	// MaxHeldBodyBytes bounds the request bodies held at once, waiting or
 	// converting, and the PDFs being written out with them; 0: the API's
 	// default (see api.Options).
@@ -318,6 +322,7 @@ func (c *Config) Validate() error {
 		limitOf("server.requestTimeout", c.Server.RequestTimeout),
 		limitOf("server.shutdownTimeout", c.Server.ShutdownTimeout),
 		limitOf("server.maxConcurrent", c.Server.MaxConcurrent),
+		limitOf("server.maxConcurrentPerKey", c.Server.MaxConcurrentPerKey),
 		limitOf("server.queue", c.Server.Queue),
 		limitOf("server.maxHeldBodyBytes", c.Server.MaxHeldBodyBytes),
 		limitOf("auth.timeout", c.Auth.Timeout),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -117,5 +118,53 @@ func TestUnreadAnswerFreesSlot(t *testing.T) {
 	o := call(ctx, http.DefaultClient, h.URL, key, map[string]string{"markdown": "# Small"}, nil)
 	if o.err != nil || o.status != 200 {
 		t.Fatalf("a conversion beside an unread answer: %d %v after %s, want 200", o.status, o.err, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// TestAdmissionOneKeyCannotHoldEveryTab: a few bytes of CSS keep a
+// Chromium tab busy for the whole render timeout, and a render that times
+// out is refunded. One key sending as many such documents at once as
+// there are tabs (one per core by default) kept every other account's
+// conversions waiting until they timed out, for free. By default a key
+// runs one conversion fewer than there are tabs: another account's small
+// document is answered in seconds while the key's are stuck.
+func TestAdmissionOneKeyCannotHoldEveryTab(t *testing.T) {
+	if !chromiumAvailable() {
+		t.Skip("chromium not installed (apt-get install chromium)")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: one tab, which a key's one conversion holds")
+	}
+	const stuck = 20 * time.Second
+	h := startHost(t, withArgs("--backend", "chrome"), writeConfig(t, func(c *config.Config) {
+		c.Render.Timeout = stuck
+	}))
+	_, hog := h.account("pro", 100)
+	_, other := h.account("pro", 100)
+	// Giant letters spaced wider still: laying them out outlasts any
+	// render timeout.
+	slow := map[string]string{"markdown": `<p style="font-size:100000px;letter-spacing:100000px">` +
+		strings.Repeat("W", 5000) + "</p>\n"}
+	hogs := make(chan outcome, runtime.NumCPU())
+	client := burstClient()
+	defer client.CloseIdleConnections()
+	for range runtime.NumCPU() {
+		go func() { hogs <- call(context.Background(), client, h.URL, hog, slow, nil) }()
+	}
+	time.Sleep(2 * time.Second) // the hog's documents are in their tabs
+	start := time.Now()
+	o := call(context.Background(), client, h.URL, other, map[string]string{"markdown": "# Small\n\nA small document."}, nil)
+	took := time.Since(start)
+	if o.err != nil || o.status != 200 || !isPDF(o.body) {
+		t.Fatalf("another account's document: status %d, err %v, %.200s", o.status, o.err, o.body)
+	}
+	if took > stuck/2 {
+		t.Fatalf("another account's document took %v, waiting for the hog's renders (timeout %v)", took, stuck)
+	}
+	t.Logf("another account's document took %v", took.Round(time.Millisecond))
+	for range runtime.NumCPU() {
+		if o := <-hogs; o.status == 200 {
+			t.Errorf("the slow document printed: want it to time out")
+		}
 	}
 }

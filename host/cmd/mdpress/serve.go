@@ -113,7 +113,7 @@ func newServe(g *globals) *cobra.Command {
 				RequestTimeout: c.Server.RequestTimeout, CreditsPerConversion: c.Credits.PerConversion,
 				AuthTimeout: c.Auth.Timeout, MeterTimeout: c.Meter.Timeout, ParseTimeout: c.Parse.Timeout,
 				StyleTimeout: c.Style.Timeout, RenderTimeout: c.Render.Timeout, SinkTimeout: c.Sink.Timeout,
-				MaxConcurrent: c.Server.MaxConcurrent, Queue: c.Server.Queue, MaxHeldBodyBytes: c.Server.MaxHeldBodyBytes,
+				MaxConcurrent: c.Server.MaxConcurrent, MaxConcurrentPerKey: c.Server.MaxConcurrentPerKey, Queue: c.Server.Queue, MaxHeldBodyBytes: c.Server.MaxHeldBodyBytes,
 				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL,
 				MetricsSource: pluginMetrics(sup),
 			}

@@ -59,6 +59,12 @@ type Config struct {
 	// so a document that lays out to a million pages costs its layout but
 	// not the printing of them.
 	MaxPages int `json:"maxPages"`
+	// MaxPDFBytes refuses documents whose PDF is larger (413). The printed
+	// PDF is read from the browser in chunks and dropped once past it, so
+	// neither this plugin nor the host holds more. Default 100 MiB: a few
+	// hundred bytes of CSS that Chromium rasterises on every page print
+	// to 30 MB a page.
+	MaxPDFBytes int64 `json:"maxPDFBytes"`
 }
 
 // Duration reads a Go duration string ("60s") or a number of seconds.
@@ -94,6 +100,7 @@ const (
 	defaultRemoteTimeout  = 10 * time.Second
 	defaultMaxPages       = 10000
 	defaultMaxBrowserMB   = 1536
+	defaultMaxPDFBytes    = 100 << 20
 )
 
 // ParseConfig decodes raw strictly, applies defaults and validates. Errors
@@ -137,6 +144,9 @@ func ParseConfig(raw []byte) (Config, error) {
 	if c.MaxPages == 0 {
 		c.MaxPages = defaultMaxPages
 	}
+	if c.MaxPDFBytes == 0 {
+		c.MaxPDFBytes = defaultMaxPDFBytes
+	}
 	checks := []struct {
 		bad bool
 		key string
@@ -151,6 +161,7 @@ func ParseConfig(raw []byte) (Config, error) {
 		{c.RemoteMaxBytes < 1, "remoteMaxBytes", "must be positive"},
 		{c.RemoteTimeout < 0, "remoteTimeout", "must be positive"},
 		{c.MaxPages < 1, "maxPages", "must be at least 1"},
+		{c.MaxPDFBytes < 1, "maxPDFBytes", "must be positive"},
 	}
 	for _, ch := range checks {
 		if ch.bad {

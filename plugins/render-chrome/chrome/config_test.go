@@ -17,7 +17,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		}
 		if c.Tabs != runtime.NumCPU() || c.Queue != 128 || time.Duration(c.RenderTimeout) != 60*time.Second ||
 			c.RecycleAfter != 500 || c.JavaScript || c.AllowRemote || c.RemoteMaxBytes != 10<<20 ||
-			time.Duration(c.RemoteTimeout) != 10*time.Second || c.MaxPages != 10000 || c.MaxBrowserMemoryMB != 1536 || c.MaxRenderMemoryMB != 3072 {
+			time.Duration(c.RemoteTimeout) != 10*time.Second || c.MaxPages != 10000 || c.MaxBrowserMemoryMB != 1536 || c.MaxRenderMemoryMB != 3072 ||
+			c.MaxPDFBytes != 100<<20 {
 			t.Fatalf("ParseConfig(%q) = %+v", raw, c)
 		}
 	}
@@ -26,13 +27,13 @@ func TestParseConfigDefaults(t *testing.T) {
 func TestParseConfigValues(t *testing.T) {
 	c, err := ParseConfig([]byte(`{"chromePath":"/x/chromium","tabs":3,"queue":5,"renderTimeout":"2m",
 		"recycleAfter":7,"maxBrowserMemoryMB":900,"javascript":true,"allowRemote":true,
-		"remoteMaxBytes":1000,"remoteTimeout":3,"maxPages":40}`))
+		"remoteMaxBytes":1000,"remoteTimeout":3,"maxPages":40,"maxPDFBytes":5000}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{ChromePath: "/x/chromium", Tabs: 3, Queue: 5, RenderTimeout: Duration(2 * time.Minute),
 		RecycleAfter: 7, MaxBrowserMemoryMB: 900, MaxRenderMemoryMB: 1800, JavaScript: true, AllowRemote: true,
-		RemoteMaxBytes: 1000, RemoteTimeout: Duration(3 * time.Second), MaxPages: 40}
+		RemoteMaxBytes: 1000, RemoteTimeout: Duration(3 * time.Second), MaxPages: 40, MaxPDFBytes: 5000}
 	if c != want {
 		t.Fatalf("got %+v\nwant %+v", c, want)
 	}
@@ -55,6 +56,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{`{"maxBrowserMemoryMB":-1}`, "maxBrowserMemoryMB"},
 		{`{"maxRenderMemoryMB":-1}`, "maxRenderMemoryMB"},
 		{`{"remoteMaxBytes":-5}`, "remoteMaxBytes"},
+		{`{"maxPDFBytes":-1}`, "maxPDFBytes"},
 		{`{"javascript":"yes"}`, "javascript"},
 		{`[1]`, "object"},
 		{`{} {}`, "trailing"},

@@ -330,3 +330,31 @@ func TestPageLimit(t *testing.T) {
 		t.Fatalf("after a refused document: %d pages", res.Pages)
 	}
 }
+
+// TestPDFSizeLimit: a small document whose PDF is huge (an SVG noise
+// filter, which Chromium rasterises at 300 dpi into every page it covers)
+// is refused as too large once the PDF passes maxPDFBytes, and its tab,
+// which printed it, is replaced rather than reused.
+func TestPDFSizeLimit(t *testing.T) {
+	r := newRenderer(t, `{"tabs":1,"maxPDFBytes":1048576}`)
+	const noise = `<svg width="0" height="0" style="position: absolute"><filter id="n" x="0" y="0" width="100%" height="100%">` +
+		`<feTurbulence type="fractalNoise" baseFrequency="0.9" seed="3"/></filter></svg>` +
+		`<div style="height: 200pt; filter: url(#n)"></div>`
+	a4, _ := papers.Lookup("A4")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	recycled := r.Stats().TabsRecycled
+	_, err := r.Render(ctx, &stage.RenderRequest{HTML: doc{body: noise}.html(), Page: a4})
+	var se *stage.Error
+	if stage.CodeOf(err) != stage.CodeTooLarge || !errors.As(err, &se) || se.Details["limit"] != "1 MiB" ||
+		se.Details["size"] != "more than 1 MiB (limit 1 MiB)" {
+		t.Fatalf("a PDF over 1 MiB: %#v", err)
+	}
+	if got := r.Stats().TabsRecycled; got != recycled+1 {
+		t.Errorf("tabs recycled: %d, want %d", got, recycled+1)
+	}
+	// Under the limit, and after the refusal, documents print.
+	if res := render(t, r, doc{body: "<p>Small.</p>"}); res.Pages != 1 || len(res.PDF) > 1<<20 {
+		t.Fatalf("after a refused PDF: %d pages, %d bytes", res.Pages, len(res.PDF))
+	}
+}

@@ -224,11 +224,14 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			return nil, r.failure(ctx, g, err)
 		}
 		g.printing.Add(1)
-		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages)
+		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages, e.cfg.MaxPDFBytes)
 		g.printing.Add(-1)
 		var refused *stage.Error // by the document's images, before printing
-		if errors.As(err, &refused) {
+		if errors.As(err, &refused) && !errors.Is(err, errPDFTooLarge) {
 			r.log.Info("document refused before printing", "reason", refused.Message)
+		} else if refused != nil {
+			r.log.Info("document refused after printing", "reason", refused.Message)
+			refused = nil
 		}
 		// A tab that refused a document printed nothing: it may serve again.
 		// One still fetching remote resources for it does not: printing

@@ -100,8 +100,8 @@ func (t *tab) setup(g *gate) error {
 func (t *tab) close() { t.cancel() }
 
 // render prints html on paper of the given size and returns the PDF, of at
-// most maxPages pages.
-func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxPages int) ([]byte, error) {
+// most maxPages pages and maxBytes bytes.
+func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxPages int, maxBytes int64) ([]byte, error) {
 	t.renders++
 	if t.js || t.images {
 		// setDocumentContent keeps the window and the resources of the
@@ -131,7 +131,10 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxP
 	if err != nil {
 		return nil, err
 	}
-	pdf, err := chromedp.PrintToPDF(printParams(size, maxPages))(ctx, t.target)
+	pdf, err := printPDF(ctx, t.target, printParams(size, maxPages), maxBytes)
+	if errors.Is(err, errPDFTooLarge) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("print to pdf: %w", err)
 	}
