@@ -107,9 +107,12 @@ func echoPeer(b *testing.B) net.Conn {
 }
 
 // host is a running `mdpress serve` with one pro account.
+// maxClients is the most clients a benchmark runs at once.
+const maxClients = 8
+
 type host struct {
 	url    string
-	key    string
+	keys   chan string // one per client: a request takes one and gives it back
 	client *http.Client
 	pid    int
 }
@@ -127,15 +130,22 @@ func startHost(b *testing.B, backend string) *host {
 	addr := ln.Addr().String()
 	ln.Close()
 	env := append(os.Environ(), "MDPRESS_LOG_LEVEL=warn")
-	acct := exec.Command(filepath.Join(binDir, "mdpress"), "accounts", "create", "--plan", "pro", "--credits", "100000000", "--json", "--data-dir", data)
-	acct.Env = env
-	out, err := acct.Output()
-	if err != nil {
-		b.Fatalf("accounts create: %v", err)
-	}
-	var a struct{ APIKey string }
-	if err := json.Unmarshal(out, &a); err != nil {
-		b.Fatal(err)
+	// One account per client: a key runs at most server.maxConcurrentPerKey
+	// conversions at once (one on 2 cores), and the benchmarks measure the
+	// pipeline with several users, not that fairness rule.
+	keys := make(chan string, maxClients)
+	for range maxClients {
+		acct := exec.Command(filepath.Join(binDir, "mdpress"), "accounts", "create", "--plan", "pro", "--credits", "100000000", "--json", "--data-dir", data)
+		acct.Env = env
+		out, err := acct.Output()
+		if err != nil {
+			b.Fatalf("accounts create: %v", err)
+		}
+		var a struct{ APIKey string }
+		if err := json.Unmarshal(out, &a); err != nil {
+			b.Fatal(err)
+		}
+		keys <- a.APIKey
 	}
 	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "serve", "--addr", addr, "--data-dir", data,
 		"--plugin-dir", filepath.Join(binDir, "plugins"), "--backend", backend)
@@ -149,7 +159,7 @@ func startHost(b *testing.B, backend string) *host {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	})
-	h := &host{url: "http://" + addr, key: a.APIKey, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}},
+	h := &host{url: "http://" + addr, keys: keys, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}},
 		pid: cmd.Process.Pid}
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get(h.url + "/readyz"); err == nil {
@@ -173,7 +183,9 @@ func (h *host) convert(ctx context.Context, md string) (int, error) {
 func (h *host) convertPages(ctx context.Context, md string) (size, pages int, err error) {
 	body, _ := json.Marshal(map[string]string{"markdown": md, "pageNumeration": "center"})
 	req, _ := http.NewRequestWithContext(ctx, "POST", h.url+"/v1/pdf/markdown", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+h.key)
+	key := <-h.keys
+	defer func() { h.keys <- key }()
+	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.client.Do(req)
 	if err != nil {
