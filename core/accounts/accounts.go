@@ -13,6 +13,10 @@ type Store interface {
 	// CreateAccount opens an account on plan. A nil credits starts it with
 	// the plan's monthly credits.
 	CreateAccount(ctx context.Context, plan string, credits *int64) (Account, error)
+	// CreateAccountWithKey opens an account and issues its first API key
+	// in one transaction: a failure leaves neither, where two calls could
+	// leave an account that nobody holds a key for.
+	CreateAccountWithKey(ctx context.Context, plan string, credits *int64) (Account, string, KeyInfo, error)
 	// CreateKey issues an API key for userID. The key is returned once; only
 	// its hash is kept.
 	CreateKey(ctx context.Context, userID string) (key string, info KeyInfo, err error)

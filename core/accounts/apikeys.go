@@ -19,17 +19,21 @@ func (s *store) CreateKey(ctx context.Context, userID string) (string, KeyInfo, 
 		if _, err := s.getAccount(ctx, q, userID, false); err != nil {
 			return err
 		}
-		_, err := q.exec(ctx, `INSERT INTO api_keys (id, user_id, hash, created_us) VALUES ($1, $2, $3, $4)`,
-			info.ID, userID, hashKey(key), info.CreatedAt.UnixMicro())
-		if err != nil {
-			return fmt.Errorf("insert key: %w", err)
-		}
-		return nil
+		return insertKey(ctx, q, info, key)
 	})
 	if err != nil {
 		return "", KeyInfo{}, err
 	}
 	return key, info, nil
+}
+
+func insertKey(ctx context.Context, q querier, info KeyInfo, key string) error {
+	_, err := q.exec(ctx, `INSERT INTO api_keys (id, user_id, hash, created_us) VALUES ($1, $2, $3, $4)`,
+		info.ID, info.UserID, hashKey(key), info.CreatedAt.UnixMicro())
+	if err != nil {
+		return fmt.Errorf("insert key: %w", err)
+	}
+	return nil
 }
 
 func (s *store) RevokeKey(ctx context.Context, keyID string) error {

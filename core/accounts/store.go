@@ -97,6 +97,37 @@ func addLedger(ctx context.Context, q querier, e LedgerEntry) error {
 }
 
 func (s *store) CreateAccount(ctx context.Context, planName string, credits *int64) (Account, error) {
+	a, err := s.newAccount(planName, credits)
+	if err != nil {
+		return Account{}, err
+	}
+	if err := s.db.write(ctx, func(q querier) error { return s.insertAccount(ctx, q, a) }); err != nil {
+		return Account{}, err
+	}
+	return a, nil
+}
+
+func (s *store) CreateAccountWithKey(ctx context.Context, planName string, credits *int64) (Account, string, KeyInfo, error) {
+	a, err := s.newAccount(planName, credits)
+	if err != nil {
+		return Account{}, "", KeyInfo{}, err
+	}
+	key := newKey()
+	info := KeyInfo{ID: newID("key_"), UserID: a.ID, CreatedAt: a.CreatedAt}
+	err = s.db.write(ctx, func(q querier) error {
+		if err := s.insertAccount(ctx, q, a); err != nil {
+			return err
+		}
+		return insertKey(ctx, q, info, key)
+	})
+	if err != nil {
+		return Account{}, "", KeyInfo{}, err
+	}
+	return a, key, info, nil
+}
+
+// newAccount is an account on planName, not yet stored.
+func (s *store) newAccount(planName string, credits *int64) (Account, error) {
 	plan, err := s.Plan(planName)
 	if err != nil {
 		return Account{}, err
@@ -109,21 +140,18 @@ func (s *store) CreateAccount(ctx context.Context, planName string, credits *int
 		balance = *credits
 	}
 	now := s.now()
-	a := Account{ID: newID("usr_"), Plan: plan.Name, Credits: balance, LastReset: now, CreatedAt: now}
-	err = s.db.write(ctx, func(q querier) error {
-		if err := q.execLater(ctx, "insert account", `INSERT INTO accounts (`+accountCols+`) VALUES ($1, $2, $3, $4, $5)`,
-			a.ID, a.Plan, a.Credits, now.UnixMicro(), now.UnixMicro()); err != nil {
-			return err
-		}
-		return addLedger(ctx, q, LedgerEntry{
-			UserID: a.ID, Kind: LedgerCreate, Delta: balance, Balance: balance, At: now,
-			Reason: "opening balance on plan " + plan.Name,
-		})
-	})
-	if err != nil {
-		return Account{}, err
+	return Account{ID: newID("usr_"), Plan: plan.Name, Credits: balance, LastReset: now, CreatedAt: now}, nil
+}
+
+func (s *store) insertAccount(ctx context.Context, q querier, a Account) error {
+	if err := q.execLater(ctx, "insert account", `INSERT INTO accounts (`+accountCols+`) VALUES ($1, $2, $3, $4, $5)`,
+		a.ID, a.Plan, a.Credits, a.LastReset.UnixMicro(), a.CreatedAt.UnixMicro()); err != nil {
+		return err
 	}
-	return a, nil
+	return addLedger(ctx, q, LedgerEntry{
+		UserID: a.ID, Kind: LedgerCreate, Delta: a.Credits, Balance: a.Credits, At: a.CreatedAt,
+		Reason: "opening balance on plan " + a.Plan,
+	})
 }
 
 func (s *store) Account(ctx context.Context, userID string) (Account, error) {

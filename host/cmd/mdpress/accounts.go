@@ -49,11 +49,7 @@ func newAccounts(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("credits") {
 				start = &credits
 			}
-			a, err := st.CreateAccount(ctx, plan, start)
-			if err != nil {
-				return err
-			}
-			key, _, err := st.CreateKey(ctx, a.ID)
+			a, key, _, err := st.CreateAccountWithKey(ctx, plan, start)
 			if err != nil {
 				return err
 			}
@@ -218,11 +214,10 @@ func ensureDevAccount(ctx context.Context, c *config.Config, plan string, out io
 		fmt.Fprintf(out, "mdpress: %d account(s) exist; create another key with: bin/mdpress accounts keys create %s\n", len(all), all[0].ID)
 		return nil
 	}
-	a, err := st.CreateAccount(ctx, plan, nil)
-	if err != nil {
-		return err
-	}
-	key, _, err := st.CreateKey(ctx, a.ID)
+	// One transaction: a key that failed to be made after its account
+	// would leave an account that every later start reports as existing,
+	// with no key ever printed for it.
+	a, key, _, err := st.CreateAccountWithKey(ctx, plan, nil)
 	if err != nil {
 		return err
 	}

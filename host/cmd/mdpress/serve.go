@@ -124,11 +124,7 @@ func newServe(g *globals) *cobra.Command {
 				}
 				defer st.Close()
 				opts.Signup = func(ctx context.Context) (string, string, error) {
-					a, err := st.CreateAccount(ctx, c.Dashboard.SignupPlan, nil)
-					if err != nil {
-						return "", "", err
-					}
-					key, _, err := st.CreateKey(ctx, a.ID)
+					a, key, _, err := st.CreateAccountWithKey(ctx, c.Dashboard.SignupPlan, nil)
 					return a.ID, key, err
 				}
 				opts.SignupsPerHour = c.Dashboard.SignupsPerHour
