@@ -26,7 +26,9 @@ func TestSignupOffered(t *testing.T) {
 		opts      []Option
 		want, not []string
 	}{
-		{"off", nil, []string{`id="signup-off"`, "mdpress accounts create"}, []string{"signup-btn", "{{"}},
+		// Without JavaScript the form would only reload the page: the
+		// page says so, whatever else it offers.
+		{"off", nil, []string{`id="signup-off"`, "mdpress accounts create", `<noscript>`}, []string{"signup-btn", "{{"}},
 		{"free", []Option{WithSignup("free")}, []string{`id="signup-btn"`, "on the free plan"}, []string{"signup-off", "{{"}},
 		{"pro", []Option{WithSignup("pro")}, []string{`id="signup-btn"`, "on the pro plan"}, []string{"free plan"}},
 	} {
