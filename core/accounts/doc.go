@@ -14,9 +14,11 @@
 //     back. Finishing a reservation twice changes nothing.
 //   - Every balance change writes a ledger row, so the sum of an account's
 //     ledger deltas always equals its balance.
-//   - Balances reset lazily: the first Account or Reserve a calendar month
-//     (UTC) after the last reset sets the balance to the plan's monthly
-//     credits and logs the change.
+//   - Balances reset lazily: the first Account or Reserve on or after a
+//     monthly anniversary of the account's creation (UTC; the last day of
+//     a month that lacks the day) sets the balance to the plan's monthly
+//     credits, dated when it fell due (see Account.NextReset), and logs
+//     the change.
 //   - Only a SHA-256 hash of an API key is stored. A key carries 256 random
 //     bits, so an unsalted fast hash is enough: there is nothing to guess.
 //

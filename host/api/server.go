@@ -53,8 +53,9 @@ type Options struct {
 	MaxHostedBytes   int64
 	RequestTimeout   time.Duration
 	// The stage timeouts bound one call of their stage within the request
-	// (auth.timeout, meter.timeout, ...); 0: no bound of their own, but the
-	// meter's 10 s (see pipeline.Stages).
+	// (auth.timeout, meter.timeout, ...); 0: no bound of their own, but
+	// DefaultAuthTimeout for the key check and the 10 s of a conversion's
+	// meter calls (see pipeline.Stages).
 	AuthTimeout, MeterTimeout, ParseTimeout, StyleTimeout, RenderTimeout, SinkTimeout time.Duration
 	// MaxConcurrent conversions run at once; up to Queue more wait for a
 	// slot, and past that the API answers 429.

@@ -3,8 +3,14 @@ package config
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestEmbeddedDefaultMatchesConfigsDir(t *testing.T) {
@@ -127,5 +133,72 @@ func TestPluginConfigJSON(t *testing.T) {
 	}
 	if b, _ := c.PluginConfig("nope"); string(b) != "{}" {
 		t.Fatalf("absent block = %s", b)
+	}
+}
+
+// TestDefaultNamesEveryKey: configs/mdpress.yaml is where operators look
+// up a key and its default, so it sets every key Config decodes.
+func TestDefaultNamesEveryKey(t *testing.T) {
+	var doc map[string]any
+	if err := yaml.Unmarshal(defaultYAML, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(prefix string, typ reflect.Type, node any)
+	walk = func(prefix string, typ reflect.Type, node any) {
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		switch typ.Kind() {
+		case reflect.Struct:
+			if typ == reflect.TypeOf(time.Duration(0)) {
+				return
+			}
+			m, _ := node.(map[string]any)
+			for f := range typ.Fields() {
+				key := strings.Split(f.Tag.Get("yaml"), ",")[0]
+				v, ok := m[key]
+				if !ok {
+					t.Errorf("configs/mdpress.yaml does not set %s%s", prefix, key)
+					continue
+				}
+				walk(prefix+key+".", f.Type, v)
+			}
+		case reflect.Slice:
+			if items, _ := node.([]any); len(items) > 0 {
+				walk(strings.TrimSuffix(prefix, ".")+"[0].", typ.Elem(), items[0])
+			}
+		}
+	}
+	walk("", reflect.TypeOf(Config{}), doc)
+}
+
+// TestReadmeConfigsDecode: a YAML example in a README is a config an
+// operator copies; each must decode strictly (plans added where it has
+// none, as it shows a part).
+func TestReadmeConfigsDecode(t *testing.T) {
+	readmes, _ := filepath.Glob("../../plugins/*/README.md")
+	readmes = append(readmes, "../../README.md", "../../sdk/README.md")
+	block := regexp.MustCompile("(?s)```yaml\n(.*?)```")
+	n := 0
+	for _, p := range readmes {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Skipf("READMEs not beside the module: %v", err)
+		}
+		for _, m := range block.FindAllSubmatch(b, -1) {
+			n++
+			y := m[1]
+			if !bytes.Contains(y, []byte("plans:")) {
+				y = append([]byte("plans: [{name: free, monthlyCredits: 50}]\n"), y...)
+			}
+			if c, err := Parse(y); err != nil {
+				t.Errorf("%s: %v\n%s", p, err, m[1])
+			} else if err := c.Validate(); err != nil {
+				t.Errorf("%s: %v\n%s", p, err, m[1])
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no yaml block found in the READMEs")
 	}
 }

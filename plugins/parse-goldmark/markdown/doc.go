@@ -17,7 +17,11 @@
 // open lists again on every line, however deep indentation nested them)
 // or that would drive one of goldmark's quadratic paths past a fixed
 // budget (emphasis delimiters, code spans, link destinations, footnotes,
-// link reference definitions), because goldmark cannot be interrupted.
+// link reference definitions, nested link labels), or whose parse it
+// estimates would hold more than 448 MiB of heap (goldmark's AST, the tree
+// and the HTML, by what each kind of content costs), because goldmark
+// cannot be interrupted; and at most one parse per core runs at once, so
+// the parses of requests given up do not pile up.
 // While building the tree, content nested beyond maxDepth is flattened
 // into its nearest allowed ancestor, keeping every text. A tree of more
 // than maxNodes nodes is refused as too large.

@@ -1,6 +1,8 @@
 package chrome
 
 import (
+	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -71,5 +73,20 @@ func TestParseConfigErrors(t *testing.T) {
 				t.Fatalf("message %q does not name %q", msg, tt.key)
 			}
 		})
+	}
+}
+
+// TestReadmeListsEverySetting: the README's settings table is where an
+// operator finds a key; a key added to Config must be added there.
+func TestReadmeListsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Skipf("README not beside the package: %v", err)
+	}
+	for f := range reflect.TypeFor[Config]().Fields() {
+		key := strings.Split(f.Tag.Get("json"), ",")[0]
+		if !strings.Contains(string(readme), "| `"+key+"` |") {
+			t.Errorf("plugins/render-chrome/README.md: no row for the setting %s", key)
+		}
 	}
 }

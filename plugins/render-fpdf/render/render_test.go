@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -683,5 +684,29 @@ func TestHostileMarkdown(t *testing.T) {
 				t.Errorf("pdfinfo pages %s, response %d", got, resp.Pages)
 			}
 		})
+	}
+}
+
+// TestReadmeListsEverySetting: the README's config example is where an
+// operator finds a key and its default; it must show every key, at the
+// default parseConfig applies.
+func TestReadmeListsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Skipf("README not beside the package: %v", err)
+	}
+	def, err := json.Marshal(defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(def, &m); err != nil {
+		t.Fatal(err)
+	}
+	for key, v := range m {
+		line := fmt.Sprintf("    %s: %v ", key, v)
+		if !strings.Contains(string(readme), "\n"+line) {
+			t.Errorf("plugins/render-fpdf/README.md: no line %q in its config example", line)
+		}
 	}
 }
