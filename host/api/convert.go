@@ -409,12 +409,8 @@ func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	if s.opt.MeterTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opt.MeterTimeout)
-		defer cancel()
-	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opt.MeterTimeout)
+	defer cancel()
 	start := time.Now()
 	acct, err := c.Account(ctx, &stage.AccountRequest{UserID: principal.UserID})
 	s.metrics.ObserveStage(stage.NameMeter, s.stages.Plugin(stage.NameMeter), time.Since(start), err)

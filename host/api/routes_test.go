@@ -189,13 +189,13 @@ func TestClientGoneNotAServerError(t *testing.T) {
 	}
 }
 
-// TestAuthTimeoutDefault: without a configured timeout a key check is
-// bounded all the same; a hung account database held each conversion's
-// slot for the whole request timeout.
+// TestAuthTimeoutDefault: without a configured timeout a key check and a
+// meter call are bounded all the same; a hung account database held each
+// conversion's slot, or /v1/user/info, for the whole request timeout.
 func TestAuthTimeoutDefault(t *testing.T) {
 	s := New(Options{}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
-	if s.opt.AuthTimeout != DefaultAuthTimeout {
-		t.Fatalf("AuthTimeout %v, want %v", s.opt.AuthTimeout, DefaultAuthTimeout)
+	if s.opt.AuthTimeout != DefaultAuthTimeout || s.opt.MeterTimeout != DefaultMeterTimeout {
+		t.Fatalf("AuthTimeout %v, MeterTimeout %v, want %v and %v", s.opt.AuthTimeout, s.opt.MeterTimeout, DefaultAuthTimeout, DefaultMeterTimeout)
 	}
 	s = New(Options{AuthTimeout: time.Second}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
 	if s.opt.AuthTimeout != time.Second {

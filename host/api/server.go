@@ -119,6 +119,11 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		// the whole request timeout.
 		opt.AuthTimeout = DefaultAuthTimeout
 	}
+	if opt.MeterTimeout <= 0 {
+		// The pipeline bounds a conversion's meter calls so; the account
+		// read of /v1/user/info needs the same bound.
+		opt.MeterTimeout = DefaultMeterTimeout
+	}
 	if opt.MaxConcurrentPerKey <= 0 {
 		opt.MaxConcurrentPerKey = max(1, runtime.NumCPU()-1)
 	}
@@ -226,9 +231,13 @@ func routePaths(r *mux.Router) []routePath {
 	return out
 }
 
-// DefaultAuthTimeout bounds a key check when the config sets no timeout,
-// as the meter's calls are bounded.
-const DefaultAuthTimeout = 10 * time.Second
+// DefaultAuthTimeout and DefaultMeterTimeout bound a key check and a
+// meter call when the config sets no timeout: each is one indexed read or
+// one small write, and one that takes longer is a database that hangs.
+const (
+	DefaultAuthTimeout  = 10 * time.Second
+	DefaultMeterTimeout = 10 * time.Second
+)
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
