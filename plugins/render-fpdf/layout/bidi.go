@@ -334,9 +334,11 @@ var mirrored = map[rune]rune{
 	'«': '»', '»': '«', '‹': '›', '›': '‹',
 }
 
-// reverseRTL reverses s for display, keeping each mark after the letter
-// it sits on (fpdf draws a mark over the glyph before it) and mirroring
-// brackets.
+// reverseRTL reverses s for display, mirroring brackets. Each mark goes
+// before the letter it sits on: DejaVu draws its Hebrew and Arabic marks
+// with no advance, over the glyph drawn after them, as a shaper's
+// right-to-left output places them; after the letter they landed on its
+// left-hand neighbour.
 func reverseRTL(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
@@ -346,12 +348,14 @@ func reverseRTL(s string) string {
 		for start > 0 && isMark(rs[start]) {
 			start--
 		}
-		for _, r := range rs[start:end] {
-			if m, ok := mirrored[r]; ok {
-				r = m
-			}
+		for _, r := range rs[start+1 : end] {
 			b.WriteRune(r)
 		}
+		r := rs[start]
+		if m, ok := mirrored[r]; ok {
+			r = m
+		}
+		b.WriteRune(r)
 		end = start
 	}
 	return b.String()

@@ -19,7 +19,8 @@ func TestBidiOrder(t *testing.T) {
 		{"brackets mirrored", "ו(סוגריים)", "(םיירגוס)ו"},
 		{"brackets around latin stay", "ו (abc) ז", "ו (abc) ז"},
 		{"brackets after latin stay", "see (שלום)", "see (םולש)"},
-		{"marks stay on their letter", "שָׁלוֹם", "םוֹלשָׁ"},
+		{"marks go before their letter", "שָׁלוֹם", "םֹולָׁש"},
+		{"arabic marks go before their letter", "بَ", "\u064E\uFE8F"},
 		{"latin splits the hebrew run", "אב abc גד", "בא abc דג"},
 		{"neutral between directions", "שלום - hello", "םולש - hello"},
 	} {

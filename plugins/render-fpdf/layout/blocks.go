@@ -96,7 +96,7 @@ func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	e.atoms = 0
 	if e.depth >= maxDepth {
 		// Too deep to be a real document: keep the words, drop the structure.
-		e.flow(e.textAtoms(nil, plainText(n), e.baseStyle()), e.baseStyle(), alignLeft)
+		e.flow(e.shape(e.textAtoms(nil, plainText(n), e.baseStyle())), e.baseStyle(), alignLeft)
 		e.addGap(e.paraGap())
 		return
 	}

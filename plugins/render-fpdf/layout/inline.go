@@ -24,7 +24,7 @@ type inliner struct {
 func (e *engine) inlines(ns []*stage.Node, st *style) []atom {
 	in := &inliner{e: e}
 	in.nodes(ns, st)
-	return in.atoms
+	return e.shape(in.atoms)
 }
 
 func (in *inliner) nodes(ns []*stage.Node, st *style) {

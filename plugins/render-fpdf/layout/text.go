@@ -76,12 +76,17 @@ func dropped(r rune) bool {
 }
 
 // resolve picks the face that draws r: the wanted face, else DejaVu Sans in
-// the same style (the widest coverage), else the replacement character.
+// the same style (the widest coverage), else upright DejaVu Sans of the
+// same weight (the oblique faces have no Arabic, and a browser draws text
+// its italic font lacks upright too), else the replacement character.
 func (e *engine) resolve(r rune, want fonts.ID) (rune, fonts.ID) {
 	if e.fonts.Face(want).Has(r) {
 		return r, want
 	}
 	if alt := fonts.Of(fonts.Sans, want.Style()); e.fonts.Face(alt).Has(r) {
+		return r, alt
+	}
+	if alt := fonts.Of(fonts.Sans, want.Style()&^fonts.Italic); e.fonts.Face(alt).Has(r) {
 		return r, alt
 	}
 	if e.fonts.Face(want).Has(replacement) {
@@ -132,6 +137,11 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 			out = append(out, atom{kind: aHyphen, face: want, st: st})
 			continue
 		}
+		if r == zwj || r == zwnj {
+			// Kept for shape, which removes them.
+			b.WriteRune(r)
+			continue
+		}
 		if dropped(r) {
 			continue
 		}
@@ -179,6 +189,8 @@ func (e *engine) preAtoms(line string, st *style) []atom {
 			for n := 4 - col%4; n > 0; n-- {
 				put(' ', want)
 			}
+		case r == zwj || r == zwnj:
+			b.WriteRune(r) // kept for shape, which removes them
 		case r == '\r' || dropped(r):
 		default:
 			r, face := e.resolve(r, want)
@@ -186,5 +198,5 @@ func (e *engine) preAtoms(line string, st *style) []atom {
 		}
 	}
 	flush()
-	return out
+	return e.shape(out)
 }
