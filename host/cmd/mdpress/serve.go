@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -165,7 +167,10 @@ func newServe(g *globals) *cobra.Command {
 				return err
 			case <-ctx.Done():
 			}
-			log.Info("shutting down: draining in-flight requests", "timeout", c.Server.ShutdownTimeout)
+			if strings.Contains(context.Cause(ctx).Error(), syscall.SIGHUP.String()) {
+				log.Warn("SIGHUP: mdpress does not reload its config; it stops as for SIGTERM, and a restart applies a new config")
+			}
+			log.Info("shutting down: draining in-flight requests", "reason", context.Cause(ctx), "timeout", c.Server.ShutdownTimeout)
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Server.ShutdownTimeout)
 			defer cancel()
 			err = srv.Shutdown(sctx)
