@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -33,15 +34,15 @@ func TestLintAndMerge(t *testing.T) {
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
 	}
 
-	src := func(context.Context) map[string][]byte {
-		return map[string][]byte{
-			"render": []byte("# HELP mdpress_chrome_tabs_busy Tabs rendering now.\n# TYPE mdpress_chrome_tabs_busy gauge\nmdpress_chrome_tabs_busy 2\n"),
-			"bad":    []byte("not { exposition"),
-			"clash":  []byte("# TYPE mdpress_credits_charged_total counter\nmdpress_credits_charged_total 99\n"),
+	src := func(context.Context) []PluginMetrics {
+		return []PluginMetrics{
+			{Plugin: "render", Text: []byte("# HELP mdpress_chrome_tabs_busy Tabs rendering now.\n# TYPE mdpress_chrome_tabs_busy gauge\nmdpress_chrome_tabs_busy 2\n")},
+			{Plugin: "bad", Text: []byte("not { exposition")},
+			{Plugin: "clash", Text: []byte("# TYPE mdpress_credits_charged_total counter\nmdpress_credits_charged_total 99\n")},
 		}
 	}
 	rec := httptest.NewRecorder()
-	m.Handler(src).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	m.Handler(src, slog.New(slog.DiscardHandler)).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	for _, want := range []string{
 		`mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"} 1`,
@@ -68,7 +69,7 @@ func TestRestartsFromZero(t *testing.T) {
 	m.PluginsLaunched("parse-goldmark", "render-fpdf")
 	m.PluginRestarted("render-fpdf")
 	rec := httptest.NewRecorder()
-	m.Handler(nil).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	m.Handler(nil, slog.New(slog.DiscardHandler)).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	for _, want := range []string{
 		`mdpress_plugin_restarts_total{plugin="parse-goldmark"} 0`,
 		`mdpress_plugin_restarts_total{plugin="render-fpdf"} 1`,
