@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -31,7 +32,7 @@ func TestRoguePluginMetrics(t *testing.T) {
 	}{
 		{"million series", "render:huge", "render-rogue", "metrics answer over 2 MiB",
 			[]string{"rogue_sink_up"}, []string{"rogue_huge", "rogue_render_up"}},
-		{"hangs", "render:hang", "render-rogue", "no answer within 2s",
+		{"hangs", "render:hang", "render-rogue", "no answer in time",
 			[]string{"rogue_sink_up"}, []string{"rogue_render_up"}},
 		{"invalid UTF-8", "render:bad-utf8", "render-rogue", "not valid UTF-8",
 			[]string{"rogue_sink_up"}, []string{"rogue_utf8", "rogue_render_up"}},
@@ -104,5 +105,47 @@ func TestRoguePluginMetrics(t *testing.T) {
 				t.Errorf("the log does not say %q:\n%s", tc.reason, tail(logs, 20))
 			}
 		})
+	}
+}
+
+// TestPluginMetricsHungOrDown: a plugin whose Metrics call hangs costs a
+// scrape at most half the timeout Prometheus says it scrapes with, and a
+// plugin that is down or relaunching is not "back" in the log before it
+// answered. Before, a scrape waited 2 s whatever Prometheus's timeout (with
+// scrape_timeout: 1s every scrape failed, the host's families with it), and
+// a plugin killed while left out was logged as back.
+func TestPluginMetricsHungOrDown(t *testing.T) {
+	dir := rogueDir(t)
+	h := startHost(t, withArgs("--plugin-dir", dir, "--backend", "render-rogue", "--sink", "sink-rogue"),
+		withEnv("ROGUE_METRICS=render:hang"))
+	scrape := func() time.Duration {
+		start := time.Now()
+		resp, body := h.do("GET", "/metrics", "", nil, map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "1"})
+		took := time.Since(start)
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "rogue_sink_up 1") {
+			t.Fatalf("/metrics: %d %.300s", resp.StatusCode, body)
+		}
+		return took
+	}
+	if took := scrape(); took >= time.Second {
+		t.Fatalf("/metrics took %s, past the scrape timeout of 1 s", took)
+	}
+	var rogue int
+	for pid, name := range children(h.pid()) {
+		if name == "render-rogue" {
+			rogue = pid
+		}
+	}
+	if rogue == 0 {
+		t.Fatal("no render-rogue process")
+	}
+	if err := syscall.Kill(rogue, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		scrape()
+	}
+	if logs := h.logs.String(); strings.Contains(logs, "plugin metrics back in /metrics") {
+		t.Fatalf("a plugin that never answered is logged as back:\n%s", tail(logs, 20))
 	}
 }

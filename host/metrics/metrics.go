@@ -5,7 +5,9 @@
 package metrics
 
 import (
+	"context"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -111,9 +114,27 @@ func (m *Metrics) Delivered(credits int64, pages int, size int) {
 // Handler serves the registry merged with the plugins' families (see
 // pluginGatherer); log says once why a plugin's family is left out.
 func (m *Metrics) Handler(src PluginSource, log *slog.Logger) http.Handler {
-	gatherers := prometheus.Gatherers{m.reg}
-	if src != nil {
-		gatherers = append(gatherers, &pluginGatherer{src: src, host: m.reg, log: log, dropped: map[string]string{}})
+	opts := promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}
+	if src == nil {
+		return promhttp.HandlerFor(m.reg, opts)
 	}
-	return promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	g := &pluginGatherer{src: src, host: m.reg, log: log, dropped: map[string]string{}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), pluginBudget(r))
+		defer cancel()
+		plugins := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return g.gather(ctx) })
+		promhttp.HandlerFor(prometheus.Gatherers{m.reg, plugins}, opts).ServeHTTP(w, r)
+	})
+}
+
+// pluginBudget is how long a scrape waits for the plugins: PluginTimeout,
+// or half the timeout Prometheus says it scrapes with when that is shorter,
+// so that a plugin that hangs costs its own families and not the host's
+// scrape (with scrape_timeout: 1s, each scrape failed while a plugin hung).
+func pluginBudget(r *http.Request) time.Duration {
+	s, err := strconv.ParseFloat(r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"), 64)
+	if err != nil || s <= 0 || math.IsNaN(s) {
+		return PluginTimeout
+	}
+	return min(PluginTimeout, time.Duration(s*float64(time.Second)/2))
 }

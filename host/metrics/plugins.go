@@ -32,7 +32,7 @@ type PluginMetrics struct {
 // where two plugins expose the same series, the first keeps it.
 type PluginSource func(ctx context.Context) []PluginMetrics
 
-// PluginTimeout bounds the Metrics call of a scrape, well inside
+// PluginTimeout bounds the Metrics calls of a scrape, well inside
 // Prometheus's default scrape timeout of 10 s: a plugin that hangs loses its
 // families, not the host its scrape.
 const PluginTimeout = 2 * time.Second
@@ -58,9 +58,7 @@ type pluginGatherer struct {
 	dropped map[string]string // plugin -> why, as last logged
 }
 
-func (g *pluginGatherer) Gather() ([]*dto.MetricFamily, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), PluginTimeout)
-	defer cancel()
+func (g *pluginGatherer) gather(ctx context.Context) ([]*dto.MetricFamily, error) {
 	hostFams, _ := g.host.Gather()
 	taken := map[string]string{}
 	for _, f := range hostFams {
@@ -71,7 +69,9 @@ func (g *pluginGatherer) Gather() ([]*dto.MetricFamily, error) {
 	merged := map[string]*dto.MetricFamily{}
 	seen := map[string]bool{} // series already merged, by name and labels
 	why := map[string]string{}
+	asked := map[string]bool{}
 	for _, a := range g.src(ctx) {
+		asked[a.Plugin] = true
 		fams, err := parsePlugin(a)
 		if err != nil {
 			why[a.Plugin] = err.Error()
@@ -121,7 +121,7 @@ func (g *pluginGatherer) Gather() ([]*dto.MetricFamily, error) {
 			why[a.Plugin] = "families left out: " + strings.Join(problems, "; ")
 		}
 	}
-	g.report(why)
+	g.report(asked, why)
 	out := make([]*dto.MetricFamily, 0, len(merged))
 	for _, f := range merged {
 		if len(f.Metric) > 0 {
@@ -136,7 +136,7 @@ func (g *pluginGatherer) Gather() ([]*dto.MetricFamily, error) {
 func parsePlugin(a PluginMetrics) (map[string]*dto.MetricFamily, error) {
 	switch {
 	case errors.Is(a.Err, context.DeadlineExceeded) || stage.CodeOf(a.Err) == stage.CodeTimeout:
-		return nil, fmt.Errorf("no answer within %s", PluginTimeout)
+		return nil, fmt.Errorf("no answer in time (%s, or half the scrape timeout)", PluginTimeout)
 	case a.Err != nil:
 		return nil, a.Err
 	case !utf8.Valid(a.Text):
@@ -169,8 +169,9 @@ func parsePlugin(a PluginMetrics) (map[string]*dto.MetricFamily, error) {
 }
 
 // report logs a plugin's families left out when the reason is new, and
-// when they are back.
-func (g *pluginGatherer) report(why map[string]string) {
+// when they are back. A plugin that was not asked (down, relaunching) keeps
+// its state: it is not back until it answers.
+func (g *pluginGatherer) report(asked map[string]bool, why map[string]string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for p, reason := range why {
@@ -178,9 +179,14 @@ func (g *pluginGatherer) report(why map[string]string) {
 			g.log.Warn("plugin metrics left out of /metrics", "plugin", p, "reason", reason)
 		}
 	}
-	for p := range g.dropped {
-		if _, still := why[p]; !still {
+	for p, reason := range g.dropped {
+		if _, still := why[p]; still {
+			continue
+		}
+		if asked[p] {
 			g.log.Info("plugin metrics back in /metrics", "plugin", p)
+		} else {
+			why[p] = reason
 		}
 	}
 	g.dropped = why
