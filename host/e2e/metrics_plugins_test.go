@@ -18,7 +18,9 @@ import (
 // why once, not on every scrape. Before, a plugin's million series made
 // each scrape take ~9 s and 1.7 GB of the host's memory for 61 MB of text,
 // an invalid UTF-8 HELP line went out as is (Prometheus then rejects the
-// whole scrape), and every family left out, and which of two plugins' clashing
+// whole scrape), a family named "mdpress.http.requests.total" went out as
+// a second mdpress_http_requests_total to scrapers without UTF-8 names
+// (Prometheus 2), and every family left out, and which of two plugins' clashing
 // families was kept (a map's order, per scrape), went without a word.
 func TestRoguePluginMetrics(t *testing.T) {
 	dir := rogueDir(t)
@@ -41,6 +43,9 @@ func TestRoguePluginMetrics(t *testing.T) {
 		{"host families", "render:host-name,render:host-series", "render-rogue",
 			"mdpress_http_requests_total: a series name of the host; mdpress_pdf_pages_count: a series name of the host",
 			[]string{"rogue_render_up", "rogue_sink_up"}, nil},
+		{"UTF-8 name of a host family", "render:dotted-name", "render-rogue",
+			"mdpress_http_requests_total: a series name of the host",
+			[]string{"rogue_render_up", "rogue_sink_up"}, []string{"mdpress.http.requests.total"}},
 		{"another plugin's family", "shared,same-series", "sink-rogue",
 			"rogue_same: 1 series already exposed; rogue_shared: typed counter by render-rogue",
 			[]string{"rogue_render_up", "rogue_sink_up", `rogue_shared{stage="render"}`, "rogue_same"},

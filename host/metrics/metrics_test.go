@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -77,5 +79,25 @@ func TestRestartsFromZero(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// TestPluginLabelsEscaped: label names that a scraper without UTF-8 names
+// reads as one ("a.b" and a_b) leave the family out rather than write a
+// series with a label twice, which fails the whole scrape.
+func TestPluginLabelsEscaped(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	src := func(context.Context) []PluginMetrics {
+		return []PluginMetrics{{Plugin: "p", Text: []byte("# TYPE x gauge\nx{\"a.b\"=\"1\",a_b=\"2\"} 1\n# TYPE y gauge\ny 1\n")}}
+	}
+	var logs strings.Builder
+	rec := httptest.NewRecorder()
+	m.Handler(src, slog.New(slog.NewTextHandler(&logs, nil))).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	if _, err := parser.TextToMetricFamilies(rec.Body); err != nil {
+		t.Fatalf("/metrics is not the text format: %v", err)
+	}
+	if !strings.Contains(logs.String(), "plugin metrics left out") {
+		t.Errorf("no log of the family left out: %s", logs.String())
 	}
 }

@@ -154,7 +154,12 @@ func parsePlugin(a PluginMetrics) (map[string]*dto.MetricFamily, error) {
 	valid, err := prometheus.Gatherers{prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
 		out := make([]*dto.MetricFamily, 0, len(fams))
 		for _, f := range fams {
-			out = append(out, f)
+			// A scraper without UTF-8 names (Prometheus 2, text 0.0.4)
+			// reads "mdpress.http.requests.total" escaped, as the host's
+			// family: a second TYPE line that fails the whole scrape, and
+			// the plugin's value ahead of the host's. Escaped here, the
+			// name is checked as every scraper will read it.
+			out = append(out, model.EscapeMetricFamily(f, model.UnderscoreEscaping))
 		}
 		return out, nil
 	})}.Gather()

@@ -95,6 +95,10 @@ func (r *rogue) WriteMetrics(w io.Writer) error {
 		case "same-series":
 			// The same series in every rogue plugin.
 			fmt.Fprint(w, "# TYPE rogue_same gauge\nrogue_same 1\n")
+		case "dotted-name":
+			// A UTF-8 name that a scraper without UTF-8 support reads
+			// escaped as the host's family.
+			fmt.Fprint(w, "# TYPE \"mdpress.http.requests.total\" counter\n{\"mdpress.http.requests.total\",code=\"200\",route=\"/v1/pdf/markdown\"} 1e+09\n")
 		case "bad-utf8":
 			fmt.Fprint(w, "# HELP rogue_utf8 bad \xff help\n# TYPE rogue_utf8 gauge\nrogue_utf8 1\n")
 		case "huge":
