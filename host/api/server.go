@@ -189,7 +189,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/readyz", s.ready).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/metrics", m.Handler(opt.MetricsSource)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/metrics", m.Handler(opt.MetricsSource, log)).Methods(http.MethodGet, http.MethodHead)
 	if opt.Signup != nil {
 		r.HandleFunc("/dashboard/signup", s.signup).Methods(http.MethodPost)
 	}

@@ -5,10 +5,10 @@
 package metrics
 
 import (
-	"bytes"
 	"context"
+	"log/slog"
+	"math"
 	"net/http"
-	"sort"
 	"strconv"
 	"time"
 
@@ -16,8 +16,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -113,54 +111,30 @@ func (m *Metrics) Delivered(credits int64, pages int, size int) {
 	m.pdfBytes.Observe(float64(size))
 }
 
-// PluginSource yields the text exposition of every live plugin.
-type PluginSource func(ctx context.Context) map[string][]byte
-
-// Handler serves the registry merged with the plugins' families. A plugin
-// family whose name clashes with a host family is dropped, not fatal.
-func (m *Metrics) Handler(src PluginSource) http.Handler {
-	gatherers := prometheus.Gatherers{m.reg}
-	if src != nil {
-		gatherers = append(gatherers, pluginGatherer{src: src, host: m.reg})
+// Handler serves the registry merged with the plugins' families (see
+// pluginGatherer); log says once why a plugin's family is left out.
+func (m *Metrics) Handler(src PluginSource, log *slog.Logger) http.Handler {
+	opts := promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}
+	if src == nil {
+		return promhttp.HandlerFor(m.reg, opts)
 	}
-	return promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	g := &pluginGatherer{src: src, host: m.reg, log: log, dropped: map[string]string{}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), pluginBudget(r))
+		defer cancel()
+		plugins := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return g.gather(ctx) })
+		promhttp.HandlerFor(prometheus.Gatherers{m.reg, plugins}, opts).ServeHTTP(w, r)
+	})
 }
 
-type pluginGatherer struct {
-	src  PluginSource
-	host prometheus.Gatherer
-}
-
-func (g pluginGatherer) Gather() ([]*dto.MetricFamily, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	hostFams, _ := g.host.Gather()
-	taken := map[string]bool{}
-	for _, f := range hostFams {
-		taken[f.GetName()] = true
+// pluginBudget is how long a scrape waits for the plugins: PluginTimeout,
+// or half the timeout Prometheus says it scrapes with when that is shorter,
+// so that a plugin that hangs costs its own families and not the host's
+// scrape (with scrape_timeout: 1s, each scrape failed while a plugin hung).
+func pluginBudget(r *http.Request) time.Duration {
+	s, err := strconv.ParseFloat(r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"), 64)
+	if err != nil || s <= 0 || math.IsNaN(s) {
+		return PluginTimeout
 	}
-	merged := map[string]*dto.MetricFamily{}
-	for _, text := range g.src(ctx) {
-		p := expfmt.NewTextParser(model.UTF8Validation)
-		fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
-		if err != nil {
-			continue
-		}
-		for name, f := range fams {
-			if taken[name] {
-				continue
-			}
-			if have, ok := merged[name]; ok {
-				have.Metric = append(have.Metric, f.Metric...)
-			} else {
-				merged[name] = f
-			}
-		}
-	}
-	out := make([]*dto.MetricFamily, 0, len(merged))
-	for _, f := range merged {
-		out = append(out, f)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
-	return out, nil
+	return min(PluginTimeout, time.Duration(s*float64(time.Second)/2))
 }

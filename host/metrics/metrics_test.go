@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -33,15 +36,15 @@ func TestLintAndMerge(t *testing.T) {
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
 	}
 
-	src := func(context.Context) map[string][]byte {
-		return map[string][]byte{
-			"render": []byte("# HELP mdpress_chrome_tabs_busy Tabs rendering now.\n# TYPE mdpress_chrome_tabs_busy gauge\nmdpress_chrome_tabs_busy 2\n"),
-			"bad":    []byte("not { exposition"),
-			"clash":  []byte("# TYPE mdpress_credits_charged_total counter\nmdpress_credits_charged_total 99\n"),
+	src := func(context.Context) []PluginMetrics {
+		return []PluginMetrics{
+			{Plugin: "render", Text: []byte("# HELP mdpress_chrome_tabs_busy Tabs rendering now.\n# TYPE mdpress_chrome_tabs_busy gauge\nmdpress_chrome_tabs_busy 2\n")},
+			{Plugin: "bad", Text: []byte("not { exposition")},
+			{Plugin: "clash", Text: []byte("# TYPE mdpress_credits_charged_total counter\nmdpress_credits_charged_total 99\n")},
 		}
 	}
 	rec := httptest.NewRecorder()
-	m.Handler(src).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	m.Handler(src, slog.New(slog.DiscardHandler)).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	for _, want := range []string{
 		`mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"} 1`,
@@ -68,7 +71,7 @@ func TestRestartsFromZero(t *testing.T) {
 	m.PluginsLaunched("parse-goldmark", "render-fpdf")
 	m.PluginRestarted("render-fpdf")
 	rec := httptest.NewRecorder()
-	m.Handler(nil).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	m.Handler(nil, slog.New(slog.DiscardHandler)).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	for _, want := range []string{
 		`mdpress_plugin_restarts_total{plugin="parse-goldmark"} 0`,
 		`mdpress_plugin_restarts_total{plugin="render-fpdf"} 1`,
@@ -76,5 +79,25 @@ func TestRestartsFromZero(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// TestPluginLabelsEscaped: label names that a scraper without UTF-8 names
+// reads as one ("a.b" and a_b) leave the family out rather than write a
+// series with a label twice, which fails the whole scrape.
+func TestPluginLabelsEscaped(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	src := func(context.Context) []PluginMetrics {
+		return []PluginMetrics{{Plugin: "p", Text: []byte("# TYPE x gauge\nx{\"a.b\"=\"1\",a_b=\"2\"} 1\n# TYPE y gauge\ny 1\n")}}
+	}
+	var logs strings.Builder
+	rec := httptest.NewRecorder()
+	m.Handler(src, slog.New(slog.NewTextHandler(&logs, nil))).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	if _, err := parser.TextToMetricFamilies(rec.Body); err != nil {
+		t.Fatalf("/metrics is not the text format: %v", err)
+	}
+	if !strings.Contains(logs.String(), "plugin metrics left out") {
+		t.Errorf("no log of the family left out: %s", logs.String())
 	}
 }

@@ -71,9 +71,23 @@ func (c *Client) Health(ctx context.Context) error {
 	return fromStatus(err)
 }
 
+// MaxMetricsBytes bounds a plugin's answer to the Metrics call, far above
+// the few KiB of a plugin's own families (a Go runtime's are ~50 KiB). The
+// host parses the answer into /metrics on every scrape: a plugin that put a
+// label per document on a family answered 60 MB, and each scrape then took
+// ~9 s and 1.7 GB of the host's memory, past Prometheus's scrape timeout.
+const MaxMetricsBytes = 2 << 20
+
+// ErrMetricsTooLarge is the error of a Metrics call whose answer is over
+// MaxMetricsBytes.
+var ErrMetricsTooLarge = errors.New("metrics answer over 2 MiB")
+
 // Metrics returns the plugin's own metric families in the text format.
 func (c *Client) Metrics(ctx context.Context) ([]byte, error) {
-	out, err := c.base.Metrics(ctx, &pb.MetricsRequest{})
+	out, err := c.base.Metrics(ctx, &pb.MetricsRequest{}, grpc.MaxCallRecvMsgSize(MaxMetricsBytes))
+	if status.Code(err) == codes.ResourceExhausted {
+		return nil, ErrMetricsTooLarge
+	}
 	if err != nil {
 		return nil, fromStatus(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -204,22 +205,27 @@ func newServe(g *globals) *cobra.Command {
 }
 
 func pluginMetrics(sup *supervisor.Supervisor) metrics.PluginSource {
-	return func(ctx context.Context) map[string][]byte {
+	return func(ctx context.Context) []metrics.PluginMetrics {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		out := map[string][]byte{}
-		sup.Each(func(stageName, _ string, c *sdkplugin.Client) {
+		var out []metrics.PluginMetrics
+		sup.Each(func(_, plugin string, c *sdkplugin.Client) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if text, err := c.Metrics(ctx); err == nil && len(text) > 0 {
-					mu.Lock()
-					out[stageName] = text
-					mu.Unlock()
+				text, err := c.Metrics(ctx)
+				if err == nil && len(text) == 0 {
+					return
 				}
+				mu.Lock()
+				out = append(out, metrics.PluginMetrics{Plugin: plugin, Text: text, Err: err})
+				mu.Unlock()
 			}()
 		})
 		wg.Wait()
+		// Where two plugins expose the same series the first keeps it:
+		// the same one on every scrape.
+		sort.Slice(out, func(i, j int) bool { return out[i].Plugin < out[j].Plugin })
 		return out
 	}
 }
