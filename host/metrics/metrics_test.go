@@ -101,3 +101,32 @@ func TestPluginLabelsEscaped(t *testing.T) {
 		t.Errorf("no log of the family left out: %s", logs.String())
 	}
 }
+
+// TestPrometheusNamesReserved: a plugin's up or scrape_* family is left
+// out. Prometheus writes those series itself for every scrape, and a
+// plugin's "up 0" beside its own would have a live replica read as down.
+func TestPrometheusNamesReserved(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	src := func(context.Context) []PluginMetrics {
+		return []PluginMetrics{{Plugin: "p", Text: []byte("# TYPE up gauge\nup 0\n# TYPE scrape_duration_seconds gauge\nscrape_duration_seconds 99\n# TYPE p_ok gauge\np_ok 1\n")}}
+	}
+	var logs strings.Builder
+	rec := httptest.NewRecorder()
+	m.Handler(src, slog.New(slog.NewTextHandler(&logs, nil))).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("/metrics is not the text format: %v", err)
+	}
+	for _, name := range []string{"up", "scrape_duration_seconds"} {
+		if _, ok := fams[name]; ok {
+			t.Errorf("/metrics carries the plugin's %s", name)
+		}
+	}
+	if _, ok := fams["p_ok"]; !ok {
+		t.Error("the plugin's other family was dropped too")
+	}
+	if !strings.Contains(logs.String(), "Prometheus") {
+		t.Errorf("the log does not say why: %s", logs.String())
+	}
+}

@@ -216,6 +216,11 @@ func clash(f *dto.MetricFamily, taken map[string]string) (string, bool) {
 		if owner, ok := taken[n]; ok {
 			return owner, true
 		}
+		// Prometheus writes these for every scrape; a plugin's "up 0"
+		// beside them would have a live replica read as down.
+		if n == "up" || strings.HasPrefix(n, "scrape_") {
+			return "Prometheus's own per-scrape series", true
+		}
 	}
 	return "", false
 }
