@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,4 +108,23 @@ func ReadProcStat(pid int) (ProcStat, error) {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return ProcStat{Name: string(raw[open+1 : end]), PPid: ppid, CPU: time.Duration(utime+stime) * 10 * time.Millisecond}, nil
+}
+
+// SamplePeakHeap records in *peak the largest live heap (bytes of heap
+// objects) this process holds until the returned stop is called, sampled
+// every millisecond: what a memory bound of a stage's work is tested
+// against.
+func SamplePeakHeap(peak *int) (stop func()) {
+	var done atomic.Bool
+	finished := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(finished)
+		for !done.Load() {
+			metrics.Read(sample)
+			*peak = max(*peak, int(sample[0].Value.Uint64()))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	return func() { done.Store(true); <-finished }
 }

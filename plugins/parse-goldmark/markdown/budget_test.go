@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -495,7 +494,7 @@ func TestParseHeapBounded(t *testing.T) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			peak := 0
-			stop := samplePeakHeap(&peak)
+			stop := plugintest.SamplePeakHeap(&peak)
 			_, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: src})
 			stop()
 			peak -= int(ms.HeapAlloc)
@@ -505,20 +504,4 @@ func TestParseHeapBounded(t *testing.T) {
 			}
 		})
 	}
-}
-
-// samplePeakHeap records the most heap held until stop is called.
-func samplePeakHeap(peak *int) (stop func()) {
-	var done atomic.Bool
-	finished := make(chan struct{})
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	go func() {
-		defer close(finished)
-		for !done.Load() {
-			metrics.Read(sample)
-			*peak = max(*peak, int(sample[0].Value.Uint64()))
-			time.Sleep(time.Millisecond)
-		}
-	}()
-	return func() { done.Store(true); <-finished }
 }

@@ -3,9 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/paint"
+	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -88,7 +87,7 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportAllocs()
 			cpu := cpuTime()
 			for b.Loop() {
-				stop := samplePeakHeap(&peak)
+				stop := plugintest.SamplePeakHeap(&peak)
 				resp, err := r.Render(context.Background(), q)
 				stop()
 				if err != nil {
@@ -116,22 +115,6 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// samplePeakHeap records the largest live heap seen until stop is called.
-func samplePeakHeap(peak *int) (stop func()) {
-	var done atomic.Bool
-	finished := make(chan struct{})
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	go func() {
-		defer close(finished)
-		for !done.Load() {
-			metrics.Read(sample)
-			*peak = max(*peak, int(sample[0].Value.Uint64()))
-			time.Sleep(time.Millisecond)
-		}
-	}()
-	return func() { done.Store(true); <-finished }
 }
 
 // BenchmarkFonts compares a one-page document rendered with the fonts

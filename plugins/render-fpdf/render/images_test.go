@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -62,7 +63,7 @@ func renderPeak(t *testing.T, md string) (*stage.RenderResponse, int, string) {
 	q := &stage.RenderRequest{Document: markdownDoc(t, md), Tokens: modernTokens, Page: a4(t), Numbering: stage.NumberingNone}
 	runtime.GC()
 	peak := 0
-	stop := samplePeakHeap(&peak)
+	stop := plugintest.SamplePeakHeap(&peak)
 	resp, err := r.Render(context.Background(), q)
 	stop()
 	if err != nil {

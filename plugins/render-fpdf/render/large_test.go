@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -28,7 +29,7 @@ func TestThousandPages(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		peak := 0
-		stop := samplePeakHeap(&peak)
+		stop := plugintest.SamplePeakHeap(&peak)
 		resp, err := r.Render(context.Background(), q)
 		stop()
 		runtime.ReadMemStats(&after)
@@ -84,7 +85,7 @@ func TestHostileLayoutBounded(t *testing.T) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			peak := 0
-			stop := samplePeakHeap(&peak)
+			stop := plugintest.SamplePeakHeap(&peak)
 			_, err := r.Render(context.Background(), q)
 			stop()
 			t.Logf("peak heap %d MiB over a tree of %d MiB: %v", (peak-int(ms.HeapAlloc))>>20, ms.HeapAlloc>>20, err)
