@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mdpress/mdpress/core/accounts"
 	"github.com/mdpress/mdpress/core/accounts/pgtest"
 )
 
@@ -81,6 +84,73 @@ func TestAccountDatabaseHangs(t *testing.T) {
 	o.servesAgain(t)
 	o.samePlugins(t, "after the database answered again")
 	checkLedger(t, o.st.open(t, o.h.DataDir, 0), o.uid, o.h.balance(o.key))
+}
+
+// TestChargeRetriedAfterOutage: PostgreSQL crashes while a PDF renders,
+// between the reservation and the charge, and comes back a moment later.
+// The client gets its PDF, and the charge that failed after the answer is
+// made once the database is back, within seconds: a retry with the same
+// Idempotency-Key replays it. The failed charge was left to the meter's
+// sweeper, which refunded it ten minutes later, the PDF given away, and
+// the retry was told the request was still in progress until then.
+func TestChargeRetriedAfterOutage(t *testing.T) {
+	o := startOutageHost(t)
+	body := map[string]string{"markdown": largeMarkdown(t)}
+	idem := map[string]string{"Idempotency-Key": "charge-retried-after-outage"}
+	client := burstClient()
+	defer client.CloseIdleConnections()
+
+	renderer := o.h.plugin("render-fpdf")
+	before := cpuTicks(renderer)
+	answer := make(chan outcome, 1)
+	go func() { answer <- call(o.ctx, client, o.h.URL, o.key, body, idem) }()
+	// The renderer burns CPU only once the reservation is made.
+	for cpuTicks(renderer)-before < 5 {
+		select {
+		case a := <-answer:
+			t.Fatalf("the request ended (%d, %v) before the database could be crashed: make the document heavier", a.status, a.err)
+		case <-o.ctx.Done():
+			t.Fatal("the render plugin never started rendering")
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	if err := o.srv.Crash(o.ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := <-answer
+	if a.err != nil || a.status != http.StatusOK || !isPDF(a.body) {
+		t.Fatalf("conversion with the database crashed mid-render: %d %v %.300s", a.status, a.err, a.body)
+	}
+	// The charge follows the answer.
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(o.h.logs.String(), "charge after the answer failed"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the charge did not fail: the database came down after it; make the document heavier")
+		}
+	}
+	if err := o.srv.Restart(o.ctx); err != nil {
+		t.Fatal(err)
+	}
+	back := time.Now()
+	var retry outcome
+	for {
+		retry = call(o.ctx, client, o.h.URL, o.key, body, idem)
+		if retry.status == http.StatusOK || time.Since(back) > 10*time.Second {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if retry.status != http.StatusOK || retry.header.Get(replayed) != "true" || !bytes.Equal(retry.body, a.body) {
+		t.Fatalf("retry with the same Idempotency-Key %v after the database came back: %d replayed=%q %.300s, want the first answer replayed",
+			time.Since(back).Round(time.Millisecond), retry.status, retry.header.Get(replayed), retry.body)
+	}
+	t.Logf("charged %v after the database came back", time.Since(back).Round(10*time.Millisecond))
+	if b := o.h.balance(o.key); b != 8 {
+		t.Fatalf("balance %d, want 8: two conversions charged", b)
+	}
+	sum := checkLedger(t, o.st.open(t, o.h.DataDir, 0), o.uid, 8)
+	if sum.byKind[accounts.LedgerReserve] != 2 || sum.byKind[accounts.LedgerRefund] != 0 {
+		t.Fatalf("ledger %v: want 2 reserves and no refund", sum.byKind)
+	}
 }
 
 // outageHost is a host on a PostgreSQL server of its own, which a test
