@@ -82,15 +82,18 @@ type Result struct {
 	URL      string // hosted output; empty URL with a FileID means the host serves it
 	Replayed bool   // an idempotent retry: nothing was charged
 
-	commit func() error // charges once; nil: nothing to charge
+	commit   func() error                    // charges once; nil: nothing to charge
+	recharge func(ctx context.Context) error // charges again after commit failed
 }
 
 // Commit charges the credits reserved for the result. Finish leaves this to
 // its caller, which answers the client first: the client has its PDF a
 // meter round trip sooner. The meter call runs to its end even if the
-// client has gone by then. When the charge fails, the credits are
-// refunded and the error returned: the operator then gives away one PDF,
-// and a client is never charged without its PDF having been sent.
+// client has gone by then. When the charge fails, the error is returned
+// and the credits stay reserved: the caller may try again with Recharge
+// (an account database down for a moment, a failover), and the meter gives
+// them back when the reservation expires. They are not refunded at once:
+// a refund that went through would give the delivered PDF away for good.
 // Committing a replay, a local render or a committed result does nothing
 // more; the charge is made once, and its error is returned to every call.
 //
@@ -106,6 +109,25 @@ func (r *Result) Commit() error {
 	}
 	return r.commit()
 }
+
+// Recharge returns the charge to make again after Commit failed, on a
+// context of the caller's (each call bounded by the meter's timeout), or
+// nil when there is nothing to charge. It holds the reservation and not the
+// result, so a caller retrying for minutes does not keep the PDF in memory.
+// A commit names its reservation: one that went through unseen before is
+// not charged twice, and one the meter has given back meanwhile is refused.
+// The charge returns ErrTooLate, without calling the meter, once the meter
+// could give the credits back before the call ends.
+func (r *Result) Recharge() func(ctx context.Context) error {
+	if r == nil {
+		return nil
+	}
+	return r.recharge
+}
+
+// ErrTooLate is a retried charge's answer once a retried charge could find the
+// reservation released: the PDF is then given away.
+var ErrTooLate = errors.New("the reservation may have been released: too late to charge")
 
 // stored is what Commit records for idempotent replays.
 type stored struct {
@@ -264,7 +286,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		return nil, err // gone, past its deadline or cut at shutdown: no PDF is delivered, so no charge
 	}
 	record, _ := json.Marshal(stored{FileID: res.FileID, URL: res.URL, Pages: res.Pages})
-	charge := func() error {
+	chargeOn := func(ctx context.Context) error {
 		cctx, ccancel := meterContext(ctx, st.MeterTimeout)
 		defer ccancel()
 		return p.call(cctx, stage.NameMeter, func() error {
@@ -272,6 +294,7 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 			return e
 		})
 	}
+	charge := func() error { return chargeOn(ctx) }
 	if reserve.Held <= 0 || time.Until(heldUntil) < lateCommitMargin {
 		// A late commit could find the credits already given back by the
 		// meter: charge before the client has the PDF, as a meter that does
@@ -291,12 +314,21 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		<-armed
 		deadline.Stop()
 		unwatch()
-		err := charge()
-		if err != nil {
-			refund(stage.CodeOf(err).String())
-		}
-		return err
+		return charge()
 	})
+	res.recharge = func(ctx context.Context) error {
+		// The same margin as for the first charge: the meter's timeout,
+		// and clocks of replicas that disagree.
+		if time.Until(heldUntil) < lateCommitMargin {
+			return ErrTooLate
+		}
+		// Cancelled, the call must not start; once made, it runs to its
+		// end as every meter call does (see meterContext).
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return chargeOn(ctx)
+	}
 	late := func() { _ = res.commit() }
 	deadline = time.AfterFunc(time.Until(heldUntil)-lateCommitMargin, late)
 	unwatch = context.AfterFunc(ctx, late)

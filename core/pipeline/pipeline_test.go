@@ -614,8 +614,8 @@ func TestFinishLeavesTheChargeToCommit(t *testing.T) {
 }
 
 // TestLateCommitOutlivesTheClient: the charge of an answered PDF is made
-// even when the client has gone by then, and a charge that fails is
-// refunded.
+// even when the client has gone by then, and a charge that fails is left
+// reserved, not refunded, for Recharge to make.
 func TestLateCommitOutlivesTheClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute}
@@ -632,7 +632,13 @@ func TestLateCommitOutlivesTheClient(t *testing.T) {
 		t.Fatalf("calls %q: the answered PDF was not charged", got)
 	}
 
-	f = &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute, onCommit: func(context.Context) error { return stage.Errorf(stage.CodeUnavailable, "store down") }}
+	down := true
+	f = &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute, onCommit: func(context.Context) error {
+		if down {
+			return stage.Errorf(stage.CodeUnavailable, "store down")
+		}
+		return nil
+	}}
 	res, err = p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
 	if err != nil {
 		t.Fatal(err)
@@ -640,8 +646,38 @@ func TestLateCommitOutlivesTheClient(t *testing.T) {
 	if err := res.Commit(); stage.CodeOf(err) != stage.CodeUnavailable {
 		t.Fatalf("commit: %v, want the meter's error", err)
 	}
-	if got := f.called(); !strings.HasSuffix(got, "commit refund:unavailable") {
-		t.Fatalf("calls %q: a failed charge must be refunded", got)
+	if got := f.called(); !strings.HasSuffix(got, "render commit") {
+		t.Fatalf("calls %q: a failed charge must stay reserved, for a retry", got)
+	}
+	down = false
+	if err := res.Recharge()(context.Background()); err != nil {
+		t.Fatalf("recharge: %v", err)
+	}
+	if got := f.called(); !strings.HasSuffix(got, "render commit commit") {
+		t.Fatalf("calls %q: want the charge made again", got)
+	}
+}
+
+// TestRechargeStopsBeforeTheRelease: a retried charge is not made once the
+// meter could release the reservation before it ends: it would be refused,
+// or race the release.
+func TestRechargeStopsBeforeTheRelease(t *testing.T) {
+	f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: lateCommitMargin + 300*time.Millisecond,
+		onCommit: func(context.Context) error { return stage.Errorf(stage.CodeUnavailable, "store down") }}
+	p := New(nil)
+	res, err := p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Commit(); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("commit: %v, want the meter's error", err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if err := res.Recharge()(context.Background()); !errors.Is(err, ErrTooLate) {
+		t.Fatalf("recharge past the margin: %v, want ErrTooLate", err)
+	}
+	if got := f.called(); got != "reserve parse style render commit" {
+		t.Fatalf("calls %q: want no second commit", got)
 	}
 }
 
@@ -720,7 +756,7 @@ func TestLateCommitDoesNotWaitPastTheHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		waitFor(t, f, "reserve parse style render commit refund:unavailable")
+		waitFor(t, f, "reserve parse style render commit")
 		if err := res.Commit(); stage.CodeOf(err) != stage.CodeUnavailable {
 			t.Fatalf("commit: %v, want the charge's error", err)
 		}

@@ -271,13 +271,28 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody,
 	}
 	held.hold(int64(len(res.PDF)))
 	s.answer(w, r, job, res)
+	// Values, not the job and result: a retried charge holds neither the
+	// document nor the PDF for its minutes.
+	credits, pages, size := job.Credits, res.Pages, len(res.PDF)
+	delivered := func() { s.metrics.Delivered(credits, pages, size) }
 	if err := res.Commit(); err != nil {
-		// The client has its PDF; the credits went back to the account.
-		s.log.Error("charge after the answer failed", "requestId", requestID(r.Context()), "err", err)
+		// The client has its PDF and the credits are still reserved.
+		s.charges.retry(requestID(r.Context()), res.Recharge(), err, delivered)
 		return
 	}
 	if !res.Replayed {
-		s.metrics.Delivered(job.Credits, res.Pages, len(res.PDF))
+		delivered()
+	}
+}
+
+// DrainCharges gives the charges of delivered PDFs still being retried
+// until ctx ends (the shutdown's drain window), then abandons them, with a
+// log line counting them: the meter's sweeper refunds their reservations
+// when they expire. Call it once the server has stopped serving, while the
+// meter still runs.
+func (s *Server) DrainCharges(ctx context.Context) {
+	if n := s.charges.drain(ctx); n > 0 {
+		s.log.Warn("shutdown: charges of delivered PDFs still being retried abandoned; their credits go back when their reservations expire", "count", n)
 	}
 }
 

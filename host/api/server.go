@@ -99,6 +99,7 @@ type Server struct {
 	admit     *admission
 	bodies    *bodies
 	downloads *downloads
+	charges   *recharges
 	router    *mux.Router
 }
 
@@ -140,8 +141,8 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	opt.MaxHeldBodyBytes = max(opt.MaxHeldBodyBytes, opt.MaxBodyBytes)
 	s := &Server{opt: opt, log: log, stages: stages, metrics: m, limiter: newLimiter(time.Now),
 		admit: newAdmission(opt.MaxConcurrent, opt.MaxConcurrentPerKey, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes},
-		downloads: newDownloads(opt.MaxDownloads),
-		recent:    newRecentKeys(time.Now)}
+		downloads: newDownloads(opt.MaxDownloads), charges: newRecharges(log),
+		recent: newRecentKeys(time.Now)}
 	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {
 		m.ObserveStage(name, stages.Plugin(name), d, err)
 	})

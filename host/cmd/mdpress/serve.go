@@ -184,6 +184,9 @@ func newServe(g *globals) *cobra.Command {
 				_ = srv.Shutdown(wctx)
 				wcancel()
 			}
+			// What is left of the drain window, if anything, goes to the
+			// charges being retried, which need the meter.
+			handler.DrainCharges(sctx)
 			cancelRun()
 			sup.Stop()
 			log.Info("stopped")
