@@ -1,6 +1,8 @@
 // Package pipeline runs one conversion through the stages: reserve credits
 // while parsing and styling, then render, store (for hosted output) and
-// commit; any failure refunds the reservation. It knows nothing of HTTP or
+// commit; a failure before the PDF is delivered refunds the reservation, and
+// a failed commit after it leaves it held for the caller to charge again
+// (see Result.Recharge). It knows nothing of HTTP or
 // processes: stages are the interfaces of package stage, whether they live
 // in plugin processes or in memory.
 package pipeline

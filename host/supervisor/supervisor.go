@@ -456,8 +456,8 @@ func (sl *slot) exitedLocked() {
 }
 
 // stableAfter is how long a process must live for its exit not to count
-// as early.
-const stableAfter = time.Minute
+// as early. A variable for the tests, which cannot wait a minute.
+var stableAfter = time.Minute
 
 // relaunchLocked begins a relaunch in the background; the caller holds the
 // lock. A failed one sets the time before the next.
@@ -466,6 +466,13 @@ func (sl *slot) relaunchLocked(why string) {
 	// The old process is killed outside the lock too: go-plugin asks it
 	// to shut down and waits up to 2 s, and a wedged one is why it goes.
 	old, oldStat := sl.client, sl.stat
+	if old != nil && !sl.exitSeen && time.Since(sl.upSince) >= stableAfter {
+		// Replaced alive (failing its checks) after a stable run: that run
+		// proves the plugin stable as an exit after it would (exitedLocked),
+		// or the next early exit counted the ones before it and waited out
+		// their backoff, and a failed start doubled it.
+		sl.earlyExits, sl.backoff = 0, 0
+	}
 	sl.client, sl.stub, sl.stat, sl.healthy = nil, nil, nil, false
 	sl.restarts++
 	done := make(chan struct{})

@@ -422,3 +422,43 @@ func TestStopKillsFrozenPlugin(t *testing.T) {
 		t.Fatalf("the frozen process %d outlived Stop", pid)
 	}
 }
+
+// TestStableRunForgetsEarlyExits: a process that ran stably and was then
+// replaced for failing its health checks (here, frozen) has proved the
+// plugin stable, as an exit after stableAfter does: the next process's
+// early exit is the first in a row, relaunched at once. The early exits
+// before the stable run were still counted, so that exit was taken for a
+// second in a row and the stage stayed down for a backoff.
+func TestStableRunForgetsEarlyExits(t *testing.T) {
+	defer func(d time.Duration) { stableAfter = d }(stableAfter)
+	stableAfter = 2 * time.Second
+	sup, _ := startFlaky(t, WithHealthInterval(100*time.Millisecond))
+	defer sup.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// One early exit, relaunched at once.
+	killPlugin(t, sup)
+	if _, err := sup.Client(ctx, stage.NameParse); err != nil {
+		t.Fatalf("after a first early exit: %v", err)
+	}
+	// A stable run, ended by failing health checks.
+	time.Sleep(stableAfter + 500*time.Millisecond)
+	done := make(chan struct{})
+	go func() { sup.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	stable := freeze(t, sup)
+	waitFor(t, "relaunched for its health checks", func() bool {
+		st := sup.Status()[0]
+		return st.Pid != stable && st.Pid != 0 && st.Healthy
+	})
+	// Its successor dies at once: the first early exit since a stable run.
+	killPlugin(t, sup)
+	c, err := sup.Client(ctx, stage.NameParse)
+	if err != nil {
+		t.Fatalf("the first early exit after a stable run was backed off: %v (%+v)", err, sup.Status()[0])
+	}
+	if _, err := c.Parse(ctx, &stage.ParseRequest{Markdown: "x"}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -350,8 +350,13 @@ func Meter(t *testing.T, m stage.Meter, cfg Config, userID string, credits int64
 			t.Fatalf("Commit: %v", err)
 		}
 	}
+	// The host commits again when it could not see a commit's outcome (see
+	// stage.CommitRequest): the second must succeed and charge nothing.
+	if _, err := m.Commit(ctxT(t), &stage.CommitRequest{ReservationID: ids[len(ids)-1]}); err != nil {
+		t.Fatalf("second Commit of a committed reservation must succeed: %v", err)
+	}
 	acct, err = m.Account(ctxT(t), &stage.AccountRequest{UserID: userID})
 	if err != nil || acct.CurrentCredits != 1 {
-		t.Fatalf("after one refund: %+v, %v; want 1 credit", acct, err)
+		t.Fatalf("after one refund and a commit sent twice: %+v, %v; want 1 credit (a second commit must charge nothing)", acct, err)
 	}
 }

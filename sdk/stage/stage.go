@@ -143,6 +143,12 @@ type Replay struct {
 	Result string // what CommitRequest.Result held (e.g. a hosted file id)
 }
 
+// CommitRequest charges a reservation. The host sends it again when a
+// commit failed without saying whether it went through (a timeout, the
+// meter's process or database lost under it), for up to minutes after the
+// PDF was delivered: a commit of a reservation already committed must
+// succeed and charge nothing, and one of a reservation released (refunded
+// or expired) must fail.
 type CommitRequest struct {
 	ReservationID string
 	// Result is stored for idempotent replays.
