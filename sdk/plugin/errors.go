@@ -114,28 +114,34 @@ func fromStatus(err error) error {
 	if !ok {
 		return stage.Wrap(stage.CodeInternal, err, "internal error")
 	}
+	// The cause goes into the host's log whole: a plugin not built with
+	// the SDK (no error info) is no more trusted to keep it short.
+	cause := err
+	if len(st.Message()) > maxMessageBytes {
+		cause = status.Error(st.Code(), clip(st.Message()))
+	}
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == errorDomain {
 			n, _ := strconv.Atoi(info.Reason)
 			code := stage.Code(n)
 			if _, known := toGRPC[code]; !known {
-				return stage.Wrap(stage.CodeInternal, err, "internal error")
+				return stage.Wrap(stage.CodeInternal, cause, "internal error")
 			}
 			return &stage.Error{Code: code, Message: clip(st.Message()), Details: clipDetails(info.Metadata)}
 		}
 	}
 	switch st.Code() {
 	case codes.DeadlineExceeded:
-		return stage.Wrap(stage.CodeTimeout, err, "the stage ran past its deadline")
+		return stage.Wrap(stage.CodeTimeout, cause, "the stage ran past its deadline")
 	case codes.Canceled:
 		if errors.Is(err, errConnClosing) {
 			return stage.Wrap(stage.CodeUnavailable, err, "a stage is unavailable")
 		}
 		return stage.Wrap(stage.CodeInternal, context.Canceled, "canceled")
 	case codes.Unavailable:
-		return stage.Wrap(stage.CodeUnavailable, err, "a stage is unavailable")
+		return stage.Wrap(stage.CodeUnavailable, cause, "a stage is unavailable")
 	}
-	return stage.Wrap(stage.CodeInternal, err, "internal error")
+	return stage.Wrap(stage.CodeInternal, cause, "internal error")
 }
 
 // The limits of what a plugin's error carries to a client. The message and

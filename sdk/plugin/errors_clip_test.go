@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -48,5 +51,20 @@ func TestPluginErrorBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestForeignErrorBounded: an error from a plugin not built with the SDK
+// (a bare gRPC status, no error info) goes into the host's log as the
+// cause of an internal error; its message is cut there too.
+func TestForeignErrorBounded(t *testing.T) {
+	for _, code := range []codes.Code{codes.Internal, codes.Unavailable, codes.DeadlineExceeded, codes.InvalidArgument} {
+		err := fromStatus(status.Error(code, strings.Repeat("Z", 1<<20)))
+		if n := len(err.Error()); n > 2*maxMessageBytes {
+			t.Errorf("%v: an error of %d bytes, want at most %d", code, n, 2*maxMessageBytes)
+		}
+		if !strings.Contains(err.Error(), "ZZZZ") {
+			t.Errorf("%v: the message is gone altogether: %v", code, err)
+		}
 	}
 }
