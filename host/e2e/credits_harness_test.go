@@ -296,13 +296,7 @@ func isPDF(b []byte) bool {
 // plugin returns the pid of h's child process called name.
 func (h *host) plugin(name string) int {
 	h.t.Helper()
-	for pid, n := range children(h.pid()) {
-		if n == name {
-			return pid
-		}
-	}
-	h.t.Fatalf("no %s process under the host (children: %v)", name, children(h.pid()))
-	return 0
+	return childNamed(h.t, h.pid(), name)
 }
 
 // cpuTicks is the user+system CPU time pid has used, in clock ticks.

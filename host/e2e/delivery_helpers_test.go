@@ -183,7 +183,7 @@ func rssKB(pid int) int64 {
 }
 
 // childNamed returns the pid of pid's child whose command name is name.
-func childNamed(t *testing.T, pid int, name string) int {
+func childNamed(t testing.TB, pid int, name string) int {
 	t.Helper()
 	for p, comm := range children(pid) {
 		if comm == name {

@@ -54,7 +54,7 @@ func TestDeliveryStreamsLargeFile(t *testing.T) {
 		t.Errorf("Range in the middle: %d %q, %d bytes", part.StatusCode, part.Header.Get("Content-Range"), len(body))
 	}
 
-	sinkPID := childNamed(t, h.pid(), "sink-disk")
+	sinkPID := h.plugin("sink-disk")
 	hostBase, sinkBase := rssKB(h.pid()), rssKB(sinkPID)
 	stop := make(chan struct{})
 	var hostPeak, sinkPeak int64

@@ -135,15 +135,7 @@ func TestPluginMetricsHungOrDown(t *testing.T) {
 	if took := scrape(); took >= time.Second {
 		t.Fatalf("/metrics took %s, past the scrape timeout of 1 s", took)
 	}
-	var rogue int
-	for pid, name := range children(h.pid()) {
-		if name == "render-rogue" {
-			rogue = pid
-		}
-	}
-	if rogue == 0 {
-		t.Fatal("no render-rogue process")
-	}
+	rogue := h.plugin("render-rogue")
 	if err := syscall.Kill(rogue, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

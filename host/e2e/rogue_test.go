@@ -92,15 +92,7 @@ func TestPluginPanicFailsOneCall(t *testing.T) {
 	dir := rogueDir(t)
 	h := startHost(t, withArgs("--plugin-dir", dir, "--backend", "render-rogue"), withEnv("ROGUE_MODE=panic"))
 	_, key := h.account("pro", 10)
-	var pid int
-	for p, name := range children(h.pid()) {
-		if name == "render-rogue" {
-			pid = p
-		}
-	}
-	if pid == 0 {
-		t.Fatal("no render-rogue process")
-	}
+	pid := h.plugin("render-rogue")
 	slow := make(chan int, 1)
 	go func() {
 		resp, _ := h.post(key, map[string]string{"markdown": "# Slow"})

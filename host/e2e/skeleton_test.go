@@ -77,15 +77,7 @@ func TestKilledPluginIsRelaunched(t *testing.T) {
 	h := startHost(t, withArgs("--backend", "fpdf"))
 	_, key := h.account("pro", -1)
 	for _, victim := range []string{"render-fpdf", "parse-goldmark"} {
-		var pid int
-		for p, name := range children(h.pid()) {
-			if name == victim {
-				pid = p
-			}
-		}
-		if pid == 0 {
-			t.Fatalf("no %s process", victim)
-		}
+		pid := h.plugin(victim)
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
