@@ -100,9 +100,9 @@ func (f *partFakes) RenderParts(ctx context.Context, r *stage.RenderRequest, par
 // failures records the stages observed failing.
 type failures struct{ observations }
 
-func (f *failures) observe(name string, d time.Duration, err error) {
+func (f *failures) observe(ctx context.Context, name string, d time.Duration, err error) {
 	if err != nil {
-		f.observations.observe(name, d, err)
+		f.observations.observe(ctx, name, d, err)
 	}
 }
 

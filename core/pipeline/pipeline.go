@@ -52,9 +52,11 @@ func within(ctx context.Context, d time.Duration) (context.Context, context.Canc
 }
 
 // Observer is told the outcome of every stage call; the host records it as
-// metrics. err is nil on success. Stages of one run may be called at the
-// same time, so it must be safe for concurrent use.
-type Observer func(stageName string, elapsed time.Duration, err error)
+// metrics and in the request's log line. ctx is the context of the run
+// (values only: a call after the answer, the commit, comes with it too).
+// err is nil on success. Stages of one run may be called at the same time,
+// so it must be safe for concurrent use.
+type Observer func(ctx context.Context, stageName string, elapsed time.Duration, err error)
 
 // Job is one conversion.
 type Job struct {
@@ -147,7 +149,7 @@ type Pipeline struct {
 // New returns a pipeline that reports stage outcomes to observe (may be nil).
 func New(observe Observer) *Pipeline {
 	if observe == nil {
-		observe = func(string, time.Duration, error) {}
+		observe = func(context.Context, string, time.Duration, error) {}
 	}
 	return &Pipeline{observe: observe}
 }
@@ -357,7 +359,7 @@ func (p *Pipeline) discard(ctx context.Context, st Stages, res *Result) {
 	start := time.Now()
 	err := d.Delete(dctx, &stage.DeleteRequest{ID: res.FileID})
 	if !errors.Is(err, errors.ErrUnsupported) {
-		p.observe(stage.NameSink, time.Since(start), err)
+		p.observe(ctx, stage.NameSink, time.Since(start), err)
 	}
 }
 
@@ -628,7 +630,7 @@ func (p *Pipeline) call(ctx context.Context, name string, fn func() error) error
 	start := time.Now()
 	err := fn()
 	if err == nil || !(errors.Is(context.Cause(ctx), ErrAbandoned) || errors.Is(context.Cause(ctx), errCutShort) || errors.Is(err, errCutShort)) {
-		p.observe(name, time.Since(start), err)
+		p.observe(ctx, name, time.Since(start), err)
 	}
 	if err != nil {
 		// Named for the log: a plugin's internal failure comes back as

@@ -150,7 +150,7 @@ type observations struct {
 	calls []string
 }
 
-func (o *observations) observe(name string, _ time.Duration, _ error) {
+func (o *observations) observe(_ context.Context, name string, _ time.Duration, _ error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.calls = append(o.calls, name)

@@ -63,7 +63,7 @@ func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, e
 	defer cancel()
 	began, start := s.recent.now(), time.Now()
 	resp, err := c.Authenticate(ctx, &stage.AuthenticateRequest{Token: token})
-	s.metrics.ObserveStage(stage.NameAuth, s.stages.Plugin(stage.NameAuth), time.Since(start), err)
+	s.observeStage(ctx, stage.NameAuth, time.Since(start), err)
 	if err != nil {
 		if stage.CodeOf(err) == stage.CodeUnauthenticated {
 			s.recent.forget(token)
@@ -72,6 +72,7 @@ func (s *Server) checkKey(ctx context.Context, token string) (stage.Principal, e
 		return stage.Principal{}, fmt.Errorf("%s: %w", stage.NameAuth, err)
 	}
 	s.recent.add(token, resp.Principal, began)
+	logOf(ctx).principal(resp.Principal)
 	return resp.Principal, nil
 }
 

@@ -270,6 +270,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody,
 		return
 	}
 	held.hold(int64(len(res.PDF)))
+	logOf(r.Context()).result(res.Pages)
 	s.answer(w, r, job, res)
 	// Values, not the job and result: a retried charge holds neither the
 	// document nor the PDF for its minutes.
@@ -428,7 +429,7 @@ func (s *Server) userInfo(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	start := time.Now()
 	acct, err := c.Account(ctx, &stage.AccountRequest{UserID: principal.UserID})
-	s.metrics.ObserveStage(stage.NameMeter, s.stages.Plugin(stage.NameMeter), time.Since(start), err)
+	s.observeStage(ctx, stage.NameMeter, time.Since(start), err)
 	if err != nil && isCanceled(err) {
 		s.fail(w, r, err) // the client gone, or a shutdown
 		return

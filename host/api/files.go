@@ -131,7 +131,7 @@ func ifRange(r *http.Request, etag string) bool {
 func (s *Server) open(r *http.Request, c stage.Sink, id string, offset, length int64) (*stage.OpenResponse, error) {
 	start := time.Now()
 	o, err := c.Open(r.Context(), &stage.OpenRequest{ID: id, Offset: offset, Length: length})
-	s.metrics.ObserveStage(stage.NameSink, s.stages.Plugin(stage.NameSink), time.Since(start), err)
+	s.observeStage(r.Context(), stage.NameSink, time.Since(start), err)
 	if err != nil && stage.CodeOf(err) == stage.CodeInvalid {
 		// A malformed id is just an unknown one to the client.
 		return nil, stage.Errorf(stage.CodeNotFound, "no hosted file with this id")

@@ -26,6 +26,7 @@ func requestID(ctx context.Context) string {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 	route  string // set by a handler that knows the route when mux does not
 }
 
@@ -40,7 +41,9 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	return r.ResponseWriter.Write(b)
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
@@ -58,7 +61,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		// dashboard, metrics and hosted files share this origin: no
 		// answer may be read as anything but its declared type.
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		ctx, reqLog := withRequestLog(context.WithValue(r.Context(), requestIDKey, id))
+		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -81,7 +85,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			s.metrics.ObserveHTTP(route, status, time.Since(start))
+			elapsed := time.Since(start)
+			s.metrics.ObserveHTTP(route, status, elapsed)
+			reqLog.write(s.log, r, id, route, status, rec.bytes, elapsed)
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -143,9 +143,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		admit: newAdmission(opt.MaxConcurrent, opt.MaxConcurrentPerKey, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes},
 		downloads: newDownloads(opt.MaxDownloads), charges: newRecharges(log),
 		recent: newRecentKeys(time.Now)}
-	s.pipe = pipeline.New(func(name string, d time.Duration, err error) {
-		m.ObserveStage(name, stages.Plugin(name), d, err)
-	})
+	s.pipe = pipeline.New(s.observeStage)
 	r := mux.NewRouter()
 	// mux would answer an unclean path with a 301 to its cleaned form,
 	// decoding %2f on the way: /v1/files/..%2f..%2fetc%2fpasswd became a

@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRequestLog: every answered request leaves one log line an operator
+// can find by the X-Request-Id the client quotes, saying who sent it, what
+// it made and where its time went; the probes log at debug level only.
+func TestRequestLog(t *testing.T) {
+	h := startHost(t, withArgs("--backend", "fpdf"), withEnv("MDPRESS_LOG_FORMAT=json"))
+	user, key := h.account("pro", 10)
+
+	resp, pdf := h.post(key, map[string]string{"markdown": "# Logged\n\nOne paragraph."})
+	if resp.StatusCode != 200 {
+		t.Fatalf("convert: %d %s", resp.StatusCode, pdf)
+	}
+	line := h.requestLine(resp.Header.Get("X-Request-Id"))
+	if line["level"] != "INFO" || line["method"] != "POST" || line["route"] != "/v1/pdf/markdown" || line["status"] != 200.0 {
+		t.Errorf("conversion's line: %v", line)
+	}
+	if line["user"] != user || line["key"] == "" || line["key"] == key {
+		t.Errorf("conversion's line names user %v key %v; want %s and the key's id, never the key", line["user"], line["key"], user)
+	}
+	if line["pages"] != 1.0 || line["bytes"] != float64(len(pdf)) {
+		t.Errorf("conversion's line: pages %v bytes %v, want 1 and %d", line["pages"], line["bytes"], len(pdf))
+	}
+	stages, _ := line["stages"].(map[string]any)
+	var sum float64
+	for _, name := range []string{"auth", "meter", "parse", "render"} {
+		ms, ok := stages[name].(float64)
+		if !ok || ms <= 0 {
+			t.Errorf("conversion's line: stage %s took %v ms, want a time (stages %v)", name, stages[name], stages)
+		}
+		sum += ms
+	}
+	if total, _ := line["ms"].(float64); total <= 0 || sum > 2*total {
+		// auth and the reservation run beside the parse, so the stages
+		// may add up to more than the request, not to twice it.
+		t.Errorf("conversion took %v ms, its stages %v ms in all", line["ms"], sum)
+	}
+
+	// A key of the right form that the auth stage refuses.
+	swap := "a"
+	if strings.HasSuffix(key, "a") {
+		swap = "b"
+	}
+	wrong := key[:len(key)-1] + swap
+	resp, body := h.post(wrong, map[string]string{"markdown": "x"})
+	if resp.StatusCode != 401 {
+		t.Fatalf("bad key: %d %s", resp.StatusCode, body)
+	}
+	line = h.requestLine(resp.Header.Get("X-Request-Id"))
+	stages, _ = line["stages"].(map[string]any)
+	if line["status"] != 401.0 || line["user"] != nil {
+		t.Errorf("refused key's line: %v", line)
+	}
+	if _, ok := stages["auth!"]; !ok {
+		t.Errorf("refused key's line marks no failed check: %v", stages)
+	}
+
+	resp, _ = h.do("GET", "/healthz", "", nil, nil)
+	if line := h.requestLine(resp.Header.Get("X-Request-Id")); line["level"] != "DEBUG" {
+		t.Errorf("probe logged at %v, want DEBUG", line["level"])
+	}
+}
+
+// requestLine waits for the host's log line of the request with id.
+func (h *host) requestLine(id string) map[string]any {
+	h.t.Helper()
+	if id == "" {
+		h.t.Fatal("answer without X-Request-Id")
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		sc := bufio.NewScanner(strings.NewReader(h.logs.String()))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var line map[string]any
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "request" && line["requestId"] == id {
+				return line
+			}
+		}
+	}
+	h.t.Fatalf("no log line for request %s:\n%s", id, tail(h.logs.String(), 30))
+	return nil
+}
