@@ -176,19 +176,28 @@ func (e *engine) flow(atoms []atom, strut *style, al align) {
 			}
 		}
 		if i < len(atoms) {
-			e.blockImage(atoms[i])
+			e.blockImage(atoms[i], al)
 		}
 		start = i + 1
 	}
 }
 
-// blockImage places an image on lines of its own.
-func (e *engine) blockImage(a atom) {
+// blockImage places an image on lines of its own, aligned as the text
+// around it is: <p align="center"><img ...></p> is how READMEs centre a
+// logo.
+func (e *engine) blockImage(a atom, al align) {
 	top := e.place(a.imgH)
 	e.drawMarkers(top + e.fonts.Face(e.doc.Body).Ascent*e.th.size)
-	e.add(Item{Kind: ImageBox, Image: a.img, X: e.x0, Y: top, W: a.w, H: a.imgH})
+	x := e.x0
+	switch free := math.Max(e.x1-e.x0-a.w, 0); al {
+	case alignCenter:
+		x += free / 2
+	case alignRight:
+		x += free
+	}
+	e.add(Item{Kind: ImageBox, Image: a.img, X: x, Y: top, W: a.w, H: a.imgH})
 	if a.st.link != "" {
-		e.link(a.st.link, e.x0, top, a.w, a.imgH)
+		e.link(a.st.link, x, top, a.w, a.imgH)
 	}
 	e.y += e.th.gap * 0.3
 }

@@ -20,6 +20,7 @@ import (
 //	img                 data: URI images, otherwise the alt text
 //	p div h1-h6 li ...  block boundaries (h1-h6 also bold and sized)
 //	hr                  thematic break (in HTML blocks)
+//	pre                 a code block, its lines and spaces kept (in HTML blocks)
 //	script style ...    dropped with their content
 //
 // Comments, doctypes and processing instructions are dropped silently;
@@ -363,8 +364,34 @@ func (e *engine) htmlBlock(src string) {
 		}
 		in.atoms = in.atoms[:0]
 	}
+	// A <pre> is laid out as a code block: its text collapsed into a
+	// paragraph would lose the line breaks and indentation that are its
+	// content (a diagram, a command's output). Tags inside it are dropped.
+	var pre strings.Builder
+	preDepth := 0
 	tokenize(src, func(t *token) {
 		e.tick()
+		if preDepth > 0 {
+			switch {
+			case t.kind == tokText:
+				pre.WriteString(t.text)
+			case t.kind == tokStart && t.name == "br":
+				pre.WriteByte('\n')
+			case t.kind == tokStart && t.name == "pre" && !t.selfClosing:
+				preDepth++
+			case t.kind == tokEnd && t.name == "pre":
+				if preDepth--; preDepth == 0 {
+					e.preBlock(pre.String())
+					pre.Reset()
+				}
+			}
+			return
+		}
+		if t.kind == tokStart && t.name == "pre" && !t.selfClosing && in.html.skip == "" {
+			flush()
+			preDepth = 1
+			return
+		}
 		switch t.kind {
 		case tokText:
 			in.text(t.text, st)
@@ -407,5 +434,18 @@ func (e *engine) htmlBlock(src string) {
 			}
 		}
 	})
+	if preDepth > 0 { // a <pre> left open runs to the end of the block, as in a browser
+		e.preBlock(pre.String())
+	}
 	flush()
+}
+
+// preBlock lays out the text of a <pre> element as a code block. Like a
+// browser, it drops the one line break that directly follows <pre>.
+func (e *engine) preBlock(text string) {
+	text = strings.TrimPrefix(strings.TrimPrefix(text, "\r"), "\n")
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	e.codeBlock(text)
 }

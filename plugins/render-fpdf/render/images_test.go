@@ -7,6 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"hash/crc32"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -112,5 +117,59 @@ func TestDocumentImagePixels(t *testing.T) {
 	}
 	if !strings.Contains(text, "pictureE") {
 		t.Errorf("the fifth image, past 100 million pixels, was drawn; text %q", text)
+	}
+}
+
+// TestBlockImageFollowsAlign: <p align="center"><img ...></p> is how a
+// README centres its logo; the image too large to sit in a line must be
+// centred (or pushed right) like the text of its paragraph, as a browser
+// does. The image's ink is found on the page with pdftoppm.
+func TestBlockImageFollowsAlign(t *testing.T) {
+	needTool(t, "pdftoppm")
+	r := newRenderer(t, `{}`)
+	img := image.NewRGBA(image.Rect(0, 0, 200, 80))
+	draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{255, 0, 0, 255}}, image.Point{}, draw.Src)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	src := "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
+	m := modernTokens.Margins
+	for _, tc := range []struct {
+		name, md string
+		want     func(pageW, imgW float64) float64 // left edge, in points
+	}{
+		{"markdown", "![logo](" + src + ")\n", func(_, _ float64) float64 { return m[3] }},
+		{"left", `<p align="left"><img src="` + src + `" alt="logo"></p>` + "\n", func(_, _ float64) float64 { return m[3] }},
+		{"center", `<p align="center"><img src="` + src + `" alt="logo"></p>` + "\n",
+			func(w, iw float64) float64 { return m[3] + (w-m[1]-m[3]-iw)/2 }},
+		{"center-tag", `<center><img src="` + src + `" alt="logo"></center>` + "\n",
+			func(w, iw float64) float64 { return m[3] + (w-m[1]-m[3]-iw)/2 }},
+		{"right", `<div align="right"><img src="` + src + `" alt="logo"></div>` + "\n",
+			func(w, iw float64) float64 { return w - m[1] - iw }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: markdownDoc(t, tc.md), tokens: modernTokens})
+			w, h, px := rasterRGB(t, resp.PDF, 72) // a pixel a point
+			x0, x1 := w, -1
+			for y := range h {
+				for x := range w {
+					p := px[3*(y*w+x):]
+					if p[0] > 200 && p[1] < 60 && p[2] < 60 {
+						x0, x1 = min(x0, x), max(x1, x)
+					}
+				}
+			}
+			if x1 < 0 {
+				t.Fatal("the image is not on the page")
+			}
+			imgW := float64(x1 - x0 + 1)
+			if math.Abs(imgW-150) > 2 { // 200 px at 96 dpi
+				t.Errorf("image %v pt wide, want 150", imgW)
+			}
+			if want := tc.want(float64(w), 150); math.Abs(float64(x0)-want) > 2 {
+				t.Errorf("image starts at x=%d pt, want %.1f", x0, want)
+			}
+		})
 	}
 }

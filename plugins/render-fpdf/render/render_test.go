@@ -484,6 +484,38 @@ func TestLongCodeLine(t *testing.T) {
 	}
 }
 
+// TestHTMLPreKeepsLines: a raw HTML <pre> block is preformatted text; its
+// lines and indentation are what it says (a diagram, a command's output),
+// so each line must reach the reader on its own line, indented as written,
+// in the code font, as a browser shows it.
+func TestHTMLPreKeepsLines(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	src := "Before.\n\n<pre>\nalpha one\n    beta two\n        gamma &lt;three&gt;\n</pre>\n\nAfter.\n"
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens})
+	at := map[string]bboxWord{}
+	for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
+		at[w.Text] = w
+	}
+	alpha, beta, gamma, three := at["alpha"], at["beta"], at["gamma"], at["<three>"]
+	if alpha.Text == "" || beta.Text == "" || gamma.Text == "" || three.Text == "" {
+		t.Fatalf("words of the <pre> missing: %+v", at)
+	}
+	if !(alpha.Y1 < beta.Y0 && beta.Y1 < gamma.Y0) {
+		t.Errorf("the <pre> lines are not one under the other: alpha %.1f-%.1f, beta %.1f-%.1f, gamma %.1f-%.1f",
+			alpha.Y0, alpha.Y1, beta.Y0, beta.Y1, gamma.Y0, gamma.Y1)
+	}
+	// Monospace: four leading spaces are as wide as "beta", which is four
+	// characters too.
+	char := (beta.X1 - beta.X0) / 4
+	if d := beta.X0 - alpha.X0; math.Abs(d-4*char) > 1 {
+		t.Errorf("beta is indented %.1f pt from alpha, want 4 characters (%.1f pt)", d, 4*char)
+	}
+	if d := gamma.X0 - alpha.X0; math.Abs(d-8*char) > 1 {
+		t.Errorf("gamma is indented %.1f pt from alpha, want 8 characters (%.1f pt)", d, 8*char)
+	}
+}
+
 // scaledMargins mirrors the layout's cap of margins at a sixth of the page.
 func scaledMargins(m [4]float64, page string) [4]float64 {
 	p, _ := papers.Lookup(page)
