@@ -146,9 +146,12 @@ func (e *Embedded) set(r rune, font, code int) {
 // font path, which parses and subsets it for this document alone: the
 // naive way, kept to measure what the per-document copies save.
 func (s *Set) EmbedFull(pdf *fpdf.Fpdf, id ID) (*Embedded, error) {
-	data, err := File(id)
-	if err != nil {
-		return nil, err
+	data := s.files[id]
+	if data == nil {
+		var err error
+		if data, err = File(id); err != nil {
+			return nil, err
+		}
 	}
 	family := "full" + strconv.Itoa(int(id))
 	pdf.AddUTF8FontFromBytes(family, "", data)

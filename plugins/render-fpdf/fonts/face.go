@@ -149,6 +149,10 @@ func readDirectory(data []byte) (map[string][]byte, error) {
 	}
 	switch v := binary.BigEndian.Uint32(data); v {
 	case 0x00010000, 0x74727565: // TrueType outlines
+	case 0x4f54544f: // "OTTO"
+		return nil, errors.New("an OpenType font with CFF outlines (.otf); a TrueType font (.ttf, glyf outlines) is needed")
+	case 0x74746366: // "ttcf"
+		return nil, errors.New("a font collection (.ttc); a single TrueType font (.ttf) is needed")
 	default:
 		return nil, fmt.Errorf("not a TrueType font (version %#x)", v)
 	}
@@ -189,12 +193,17 @@ func readAdvances(hmtx []byte, numHMetrics, numGlyphs int) ([]uint16, error) {
 }
 
 // readCmap fills glyph from the first Unicode BMP (format 4) subtable, the
-// only kind fpdf reads.
+// only kind fpdf reads, then adds the BMP characters of a format 12
+// subtable that the format 4 one leaves out. Why: the copies carry a cmap
+// written here, so fpdf never reads the font's own, and a font may map
+// most of its characters only in format 12 (Droid Sans Fallback's format 4
+// maps 3 of the 11,172 Hangul syllables, its format 12 all of them).
 func readCmap(cmap []byte, glyph []uint16) error {
 	if len(cmap) < 4 {
 		return errors.New("truncated cmap")
 	}
 	n := int(binary.BigEndian.Uint16(cmap[2:]))
+	var format4, format12 []byte
 	for i := range n {
 		rec := 4 + 8*i
 		if rec+8 > len(cmap) {
@@ -202,15 +211,53 @@ func readCmap(cmap []byte, glyph []uint16) error {
 		}
 		platform, encoding := binary.BigEndian.Uint16(cmap[rec:]), binary.BigEndian.Uint16(cmap[rec+2:])
 		off := int(binary.BigEndian.Uint32(cmap[rec+4:]))
-		if !(platform == 3 && encoding == 1) && platform != 0 {
+		if !(platform == 3 && (encoding == 1 || encoding == 10)) && platform != 0 {
 			continue
 		}
-		if off+14 > len(cmap) || binary.BigEndian.Uint16(cmap[off:]) != 4 {
+		if off+16 > len(cmap) {
 			continue
 		}
-		return readFormat4(cmap[off:], glyph)
+		switch binary.BigEndian.Uint16(cmap[off:]) {
+		case 4:
+			if format4 == nil {
+				format4 = cmap[off:]
+			}
+		case 12:
+			if format12 == nil {
+				format12 = cmap[off:]
+			}
+		}
 	}
-	return errors.New("no Unicode BMP cmap subtable")
+	if format4 == nil {
+		return errors.New("no Unicode BMP cmap subtable")
+	}
+	if err := readFormat4(format4, glyph); err != nil {
+		return err
+	}
+	if format12 != nil {
+		return readFormat12(format12, glyph)
+	}
+	return nil
+}
+
+// readFormat12 fills the entries of glyph still 0 from a format 12
+// subtable's groups, for the BMP.
+func readFormat12(sub []byte, glyph []uint16) error {
+	be := binary.BigEndian
+	groups := int64(be.Uint32(sub[12:]))
+	if 16+12*groups > int64(len(sub)) {
+		return errors.New("truncated cmap format 12")
+	}
+	for i := range int(groups) {
+		g := sub[16+12*i:]
+		start, end, first := be.Uint32(g), be.Uint32(g[4:]), be.Uint32(g[8:])
+		for c := start; c <= end && c < 0xFFFF; c++ {
+			if id := first + (c - start); glyph[c] == 0 && id <= 0xFFFF {
+				glyph[c] = uint16(id)
+			}
+		}
+	}
+	return nil
 }
 
 func readFormat4(sub []byte, glyph []uint16) error {

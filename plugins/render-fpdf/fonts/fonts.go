@@ -1,6 +1,8 @@
 // Package fonts embeds the DejaVu TrueType fonts the PDF backend draws with,
 // parses each of them once per process, and puts into every document small
-// copies holding only the glyphs it draws.
+// copies holding only the glyphs it draws. An operator's TrueType files
+// (WithFallbacks) are parsed and embedded the same way, for the characters
+// DejaVu lacks (CJK).
 //
 // Why: fpdf's own UTF-8 font path parses a TrueType file completely every
 // time a document adds it and again when it writes the subset, and spends
@@ -12,7 +14,10 @@ package fonts
 import (
 	"embed"
 	"fmt"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/go-pdf/fpdf"
 )
@@ -39,11 +44,20 @@ const (
 	BoldItalic
 )
 
-// ID names one of the twelve faces: Family*4 + Style.
+// ID names a face: one of the twelve DejaVu faces, Family*4 + Style, or
+// from Count up a fallback face (Fallbacks).
 type ID int
 
-// Count is the number of faces.
+// Count is the number of DejaVu faces.
 const Count = 12
+
+// MaxFallbacks is how many fallback fonts a Set takes. Per-document tables
+// are arrays indexed by ID; a few more entries in them cost nothing, and no
+// script needs more than a handful of fonts to cover it.
+const MaxFallbacks = 8
+
+// MaxFaces bounds the IDs of a Set's faces, DejaVu and fallbacks.
+const MaxFaces = Count + MaxFallbacks
 
 // Of returns the face ID of a family and style.
 func Of(f Family, s Style) ID { return ID(int(f)*4 + int(s)) }
@@ -76,8 +90,12 @@ var fileNames = [Count]string{
 // Set holds every face, parsed. It is read-only after Load and safe for
 // concurrent use by any number of documents.
 type Set struct {
-	faces [Count]*Face
-	descs [Count]fpdf.FontDescType
+	faces [MaxFaces]*Face
+	descs [MaxFaces]fpdf.FontDescType
+	// files are the fallback fonts' files, for EmbedFull; the DejaVu ones
+	// are read from the binary.
+	files     [MaxFaces][]byte
+	fallbacks []ID
 }
 
 // Load parses the embedded fonts. It costs tens of milliseconds; call it
@@ -101,8 +119,72 @@ func Load() (*Set, error) {
 	return s, nil
 }
 
-// Face returns a face by ID.
+// Face returns a face by ID; nil for a fallback ID the set has no font for.
 func (s *Set) Face(id ID) *Face { return s.faces[id] }
+
+// Fallbacks are the IDs of the fallback faces, in the order they are
+// consulted.
+func (s *Set) Fallbacks() []ID { return s.fallbacks }
+
+// FontFile is a TrueType font file an operator gave, and what to call it
+// in errors (its path).
+type FontFile struct {
+	Name string
+	Data []byte
+}
+
+// WithFallbacks returns a copy of s that also holds the faces of files, to
+// draw the characters no DejaVu face has, the first file that has one
+// drawing it. Each file is parsed here, once: a file that is not a
+// TrueType font with glyf outlines and a Unicode BMP cmap is an error
+// naming it. The copy shares s's DejaVu faces.
+func (s *Set) WithFallbacks(files ...FontFile) (*Set, error) {
+	if len(files) > MaxFallbacks {
+		return nil, fmt.Errorf("%d fallback fonts, at most %d", len(files), MaxFallbacks)
+	}
+	out := *s
+	out.fallbacks = nil
+	names := map[string]bool{}
+	for i := range s.faces[:Count] {
+		names[s.faces[i].Name] = true
+	}
+	for i, file := range files {
+		id := ID(Count + i)
+		name := fontName(file.Name)
+		// fpdf keys font programs by this name: two files called alike
+		// would share one program.
+		for n := 2; names[name]; n++ {
+			name = fontName(file.Name) + "-" + strconv.Itoa(n)
+		}
+		names[name] = true
+		f, err := Parse(name, file.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file.Name, err)
+		}
+		if out.descs[id], err = describe(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", file.Name, err)
+		}
+		out.faces[id], out.files[id] = f, file.Data
+		out.fallbacks = append(out.fallbacks, id)
+	}
+	return &out, nil
+}
+
+// fontName is the PostScript-safe name of a fallback font's face, from its
+// file's name: a PDF name with a space or bracket in it would end there.
+func fontName(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	name := strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return -1
+	}, base)
+	if name == "" {
+		return "Fallback"
+	}
+	return name
+}
 
 // File returns the embedded TrueType file of a face, for callers that hand
 // whole fonts to fpdf (the naive path that benchmarks compare against).

@@ -18,7 +18,7 @@ type Doc struct {
 	Pages   []*Page
 	// Used lists, per face, the characters drawn with it; nil for faces the
 	// document does not use. The painter embeds exactly these.
-	Used [fonts.Count]*fonts.Runes
+	Used [fonts.MaxFaces]*fonts.Runes
 	// Images are the decoded images that Image items refer to by index.
 	Images []Image
 	// Anchors are link targets by name: heading ids, HTML anchors, footnotes.

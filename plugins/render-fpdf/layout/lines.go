@@ -75,6 +75,9 @@ func (e *engine) breakLines(atoms []atom, width float64, strut *style) []line {
 		for j < len(atoms) && atoms[j].kind != aSpace && atoms[j].kind != aBreak {
 			ww += atoms[j].w
 			j++
+			if atoms[j-1].wrap {
+				break
+			}
 		}
 		if x+ww > width {
 			// A soft hyphen that leaves room for its "-" ends the line
@@ -154,7 +157,7 @@ func (e *engine) splitAtom(a atom, first, width float64) []atom {
 		}
 		w += rw
 	}
-	out = append(out, atom{kind: aText, face: a.face, text: a.text[start:], w: w, st: a.st})
+	out = append(out, atom{kind: aText, face: a.face, text: a.text[start:], w: w, st: a.st, wrap: a.wrap})
 	return out
 }
 

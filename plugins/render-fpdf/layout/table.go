@@ -151,6 +151,9 @@ func cellAlign(s string) align {
 // columnWidths gives each column its natural width when the table fits,
 // else shares the room out between each column's longest word and its
 // natural width, the way browsers size auto tables.
+// A run of ideographs counts as one word here, although a line breaks
+// inside it: counting each ideograph as a word gave a column of Chinese
+// beside a long URL the width of one character.
 func (e *engine) columnWidths(rows []tableRow, ncol int) []float64 {
 	avail := e.x1 - e.x0
 	lo, hi := make([]float64, ncol), make([]float64, ncol)

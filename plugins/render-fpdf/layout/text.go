@@ -2,6 +2,7 @@ package layout
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 )
@@ -45,6 +46,10 @@ const (
 // break opportunity inside, a space, a forced break, an image or an anchor.
 type atom struct {
 	kind atomKind
+	// wrap says a line may break after this text atom although no space
+	// follows: between ideographs (breakBetween). It sits in kind's
+	// padding, so atoms are no larger for it.
+	wrap bool
 	face fonts.ID
 	text string
 	w    float64
@@ -78,7 +83,9 @@ func dropped(r rune) bool {
 // resolve picks the face that draws r: the wanted face, else DejaVu Sans in
 // the same style (the widest coverage), else upright DejaVu Sans of the
 // same weight (the oblique faces have no Arabic, and a browser draws text
-// its italic font lacks upright too), else the replacement character.
+// its italic font lacks upright too), else the first of the operator's
+// fallback fonts that has it (one face each: bold and italic CJK is drawn
+// regular), else the replacement character.
 func (e *engine) resolve(r rune, want fonts.ID) (rune, fonts.ID) {
 	if e.fonts.Face(want).Has(r) {
 		return r, want
@@ -88,6 +95,11 @@ func (e *engine) resolve(r rune, want fonts.ID) (rune, fonts.ID) {
 	}
 	if alt := fonts.Of(fonts.Sans, want.Style()&^fonts.Italic); e.fonts.Face(alt).Has(r) {
 		return r, alt
+	}
+	for _, id := range e.fonts.Fallbacks() {
+		if e.fonts.Face(id).Has(r) {
+			return r, id
+		}
 	}
 	if e.fonts.Face(want).Has(replacement) {
 		return replacement, want
@@ -107,12 +119,18 @@ func (e *engine) width(s string, face fonts.ID, size float64) float64 {
 
 // textAtoms appends the atoms of flowing text: runs of spaces become one
 // break opportunity, other characters are grouped by the face that draws
-// them.
+// them, and split where a line may break between them (CJK).
 func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 	want := st.face()
 	var b strings.Builder
 	cur := want
 	w := 0
+	// prev is the character before, for breaks between ideographs, also
+	// across a change of style (the atoms before this text are in out).
+	var prev rune
+	if n := len(out); n > 0 && out[n-1].kind == aText {
+		prev, _ = utf8.DecodeLastRuneInString(out[n-1].text)
+	}
 	flush := func() {
 		if b.Len() > 0 {
 			e.atom()
@@ -124,6 +142,7 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 	for _, r := range s {
 		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
 			flush()
+			prev = 0
 			if n := len(out); n > 0 && out[n-1].kind == aSpace {
 				continue
 			}
@@ -133,6 +152,7 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 		}
 		if r == softHyphen {
 			flush()
+			prev = 0
 			e.atom()
 			out = append(out, atom{kind: aHyphen, face: want, st: st})
 			continue
@@ -145,6 +165,13 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 		if dropped(r) {
 			continue
 		}
+		if prev != 0 && breakBetween(prev, r) {
+			flush()
+			if n := len(out); n > 0 && out[n-1].kind == aText {
+				out[n-1].wrap = true
+			}
+		}
+		prev = r
 		r, face := e.resolve(r, want)
 		if face != cur {
 			flush()

@@ -64,7 +64,7 @@ type painter struct {
 	opt Options
 	pdf *fpdf.Fpdf
 
-	faces [fonts.Count]*fonts.Embedded
+	faces [fonts.MaxFaces]*fonts.Embedded
 	font  string // fpdf family selected
 	size  float64
 	text  layout.RGB
@@ -168,7 +168,7 @@ func (p *painter) registerFonts() {
 			wm.Add(r)
 		}
 	}
-	for id := fonts.ID(0); id < fonts.Count; id++ {
+	for id := fonts.ID(0); id < fonts.MaxFaces; id++ {
 		used := doc.Used[id]
 		if used == nil {
 			continue
@@ -209,7 +209,7 @@ func utf16Text(s string) string {
 	return string(b)
 }
 
-func runes(used *[fonts.Count]*fonts.Runes, id fonts.ID) *fonts.Runes {
+func runes(used *[fonts.MaxFaces]*fonts.Runes, id fonts.ID) *fonts.Runes {
 	if used[id] == nil {
 		used[id] = &fonts.Runes{}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -14,9 +15,13 @@ import (
 //
 //	compress: true     # deflate page content streams, unless under ~2 KB in all (fonts and images are always compressed)
 //	maxPages: 10000    # refuse documents that need more pages (413)
+//	fallbackFonts: [/path/a.ttf, ...] # TrueType files for the characters DejaVu lacks; absent: the system's (SystemFallbacks) that exist; []: none
 type Config struct {
 	Compress bool `json:"compress"`
 	MaxPages int  `json:"maxPages"`
+	// FallbackFonts is nil when the key is absent, which is not the
+	// same as an empty list: absent takes the system's fallbacks.
+	FallbackFonts *[]string `json:"fallbackFonts,omitempty"`
 }
 
 func defaults() Config { return Config{Compress: true, MaxPages: 10000} }
@@ -35,6 +40,16 @@ func parseConfig(raw []byte) (Config, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: trailing data after the object")
+	}
+	if cfg.FallbackFonts != nil {
+		if n := len(*cfg.FallbackFonts); n > fonts.MaxFallbacks {
+			return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: fallbackFonts lists %d fonts, at most %d", n, fonts.MaxFallbacks)
+		}
+		for _, p := range *cfg.FallbackFonts {
+			if p == "" {
+				return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: fallbackFonts holds an empty path")
+			}
+		}
 	}
 	if cfg.MaxPages < 1 {
 		return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: maxPages must be at least 1, got %d", cfg.MaxPages)

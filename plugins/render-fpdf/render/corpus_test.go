@@ -14,7 +14,9 @@ import (
 )
 
 // The font set is parsed once for the whole test binary, as the plugin
-// parses it once per process.
+// parses it once per process. The renderers of the tests have no system
+// fallback fonts, whatever the machine has: those that test fallbacks
+// name them.
 var testFonts = sync.OnceValues(fonts.Load)
 
 func newRenderer(t testing.TB, config string) *Renderer {
@@ -23,7 +25,7 @@ func newRenderer(t testing.TB, config string) *Renderer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := New(nil, WithFonts(set), WithClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }))
+	r := New(nil, WithFonts(set), WithSystemFallbacks(), WithClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }))
 	if _, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(config)}); err != nil {
 		t.Fatal(err)
 	}

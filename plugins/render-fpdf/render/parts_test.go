@@ -305,7 +305,7 @@ func TestRenderPartsBinary(t *testing.T) {
 	needTool(t, "pdftotext")
 	needTool(t, "pdfinfo")
 	bin := plugintest.Build(t, "github.com/mdpress/mdpress/plugins/render-fpdf")
-	c := plugintest.Launch(t, bin, stage.NameRender, plugintest.Config{JSON: `{"maxPages": 500}`})
+	c := plugintest.Launch(t, bin, stage.NameRender, plugintest.Config{JSON: `{"maxPages": 500, "fallbackFonts": []}`}) // as newRenderer: no fallbacks
 
 	d := readMarkdown(t, "medium.md")
 	q := req{doc: d, tokens: basicTokens, numbering: stage.NumberingRight, watermark: "SAMPLE"}

@@ -34,9 +34,15 @@ type Renderer struct {
 	log *slog.Logger
 	now func() time.Time
 
-	mu     sync.RWMutex
-	cfg    Config
+	// system are the fallback fonts used when the config names none.
+	system []string
+
+	mu  sync.RWMutex
+	cfg Config
+	// fonts are the DejaVu faces, parsed once per process; set adds the
+	// configured fallback fonts to them (nil before Configure).
 	fonts  *fonts.Set
+	set    *fonts.Set
 	closed bool
 }
 
@@ -56,27 +62,42 @@ func New(log *slog.Logger, opts ...Option) *Renderer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Renderer{log: log, now: time.Now, cfg: defaults()}
+	r := &Renderer{log: log, now: time.Now, cfg: defaults(), system: SystemFallbacks}
 	for _, o := range opts {
 		o(r)
 	}
 	return r
 }
 
-// Configure applies the plugin's config block and parses the fonts.
+// Configure applies the plugin's config block and parses the fonts, the
+// fallback fonts included: they are never read again.
 func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
 	cfg, err := parseConfig(req.Config)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.fontSet(); err != nil {
+	base, err := r.fontSet()
+	if err != nil {
 		return nil, stage.Wrap(stage.CodeInternal, err, "render-fpdf: fonts failed to load")
+	}
+	paths, configured := r.fallbackPaths(cfg)
+	set, err := withFallbacks(base, paths)
+	if err != nil {
+		return nil, err
 	}
 	r.mu.Lock()
 	r.cfg = cfg
+	r.set = set
 	r.closed = false
 	r.mu.Unlock()
 	r.log.Info("render-fpdf configured", "compress", cfg.Compress, "maxPages", cfg.MaxPages)
+	switch {
+	case len(paths) > 0:
+		r.log.Info("render-fpdf fallback fonts in use", "fallbackFonts", paths, "configured", configured)
+	default:
+		r.log.Info("render-fpdf has no fallback fonts: characters DejaVu lacks (CJK) are drawn as U+FFFD",
+			"configured", configured, "systemFallbacks", r.system)
+	}
 	return &stage.ConfigureResponse{Info: stage.Info{Name: Name, Version: Version, Capabilities: []string{stage.CapReadsTree, stage.CapReadsTreeParts}}}, nil
 }
 
@@ -193,7 +214,7 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	}()
 	start := time.Now()
 	r.mu.RLock()
-	cfg, closed := r.cfg, r.closed
+	cfg, closed, set := r.cfg, r.closed, r.set
 	r.mu.RUnlock()
 	if closed {
 		return nil, stage.Errorf(stage.CodeUnavailable, "render-fpdf is closed")
@@ -201,9 +222,10 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
-	set, err := r.fontSet()
-	if err != nil {
-		return nil, stage.Wrap(stage.CodeInternal, err, "render failed")
+	if set == nil { // not configured: DejaVu alone, as no file is read here
+		if set, err = r.fontSet(); err != nil {
+			return nil, stage.Wrap(stage.CodeInternal, err, "render failed")
+		}
 	}
 	numbering := req.Numbering
 	if numbering == "" { // the public contract's default

@@ -1,0 +1,32 @@
+package layout
+
+import "testing"
+
+func TestBreakBetween(t *testing.T) {
+	for _, tc := range []struct {
+		a, b rune
+		want bool
+	}{
+		{'中', '文', true},
+		{'한', '국', true},
+		{'の', 'テ', true},
+		{'o', '中', true},
+		{'中', 'a', true},
+		{'a', 'b', false},
+		{'é', 'ж', false},
+		{'中', '。', false}, // no line starts with closing punctuation
+		{'中', '、', false},
+		{'中', 'ー', false},
+		{'テ', 'ッ', false}, // small kana
+		{'中', '）', false},
+		{'中', ',', false},
+		{'「', '中', false}, // no line ends with opening punctuation
+		{'(', '中', false},
+		{'。', '中', true},
+		{'」', '中', true},
+	} {
+		if got := breakBetween(tc.a, tc.b); got != tc.want {
+			t.Errorf("breakBetween(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
