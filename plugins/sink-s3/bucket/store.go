@@ -36,11 +36,11 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 	sum := sha256.Sum256(req.PDF)
 	now := s.now().UTC()
 	m := meta{
-		Owner:    req.Owner,
-		Filename: req.Filename,
-		Created:  now,
-		Expires:  now.Add(req.TTL),
-		SHA256:   hex.EncodeToString(sum[:]),
+		OwnerDigest: ownerDigest(id, req.Owner),
+		Filename:    req.Filename,
+		Created:     now,
+		Expires:     now.Add(req.TTL),
+		SHA256:      hex.EncodeToString(sum[:]),
 	}
 	_, err := st.uploader.Upload(ctx, &s3.PutObjectInput{
 		Bucket:             &st.cfg.Bucket,
