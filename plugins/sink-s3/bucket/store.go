@@ -48,7 +48,12 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 		Body:               bytes.NewReader(req.PDF),
 		ContentType:        aws.String("application/pdf"),
 		ContentDisposition: aws.String(contentDisposition(req.Filename)),
-		Metadata:           m.encode(),
+		// S3 sends these with a presigned download, which nothing else
+		// describes: no shared cache keeps the PDF, no browser past its
+		// expiry, as the host's own route says for the files it serves.
+		CacheControl: aws.String("private"),
+		Expires:      aws.Time(m.Expires),
+		Metadata:     m.encode(),
 	})
 	if ctx.Err() != nil {
 		// The caller gave up during the upload (the sink timeout, the client
