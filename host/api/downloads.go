@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 )
 
@@ -27,9 +28,9 @@ func newDownloads(max int) *downloads {
 	return &downloads{max: max, byAddr: map[string]int{}}
 }
 
-// enter takes a place for r's download, or reports that there is none.
-func (d *downloads) enter(r *http.Request) (release func(), ok bool) {
-	addr := clientAddr(r)
+// enter takes a place for a download to the client at addr (see
+// clientAddr), or reports that there is none.
+func (d *downloads) enter(addr string) (release func(), ok bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.total >= d.max || d.byAddr[addr] >= downloadsPerAddress {
@@ -52,7 +53,14 @@ func (d *downloads) enter(r *http.Request) (release func(), ok bool) {
 // its /64, the least a network gives one host: counted by its whole
 // address, a client took a fresh one of its 2^64 for every sign-up, each
 // an account with the plan's free credits.
-func clientAddr(r *http.Request) string {
+//
+// A request from one of the trusted proxies comes from the last address
+// of its X-Forwarded-For that is not one of them: behind a reverse proxy
+// or load balancer every client had the proxy's address, so eight slow
+// downloads anywhere answered everyone else's 429. The header is read
+// from the right, as each proxy appends the peer it saw; what a client
+// wrote to the left of that is its own claim and never counts.
+func clientAddr(r *http.Request, trusted []netip.Prefix) string {
 	addr, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		addr = r.RemoteAddr
@@ -61,9 +69,44 @@ func clientAddr(r *http.Request) string {
 	if err != nil {
 		return addr
 	}
-	if ip = ip.Unmap(); ip.Is4() {
+	ip = ip.Unmap()
+	if len(trusted) > 0 && isTrusted(ip, trusted) {
+		ip = forwardedFor(r.Header.Values("X-Forwarded-For"), ip, trusted)
+	}
+	if ip.Is4() {
 		return ip.String()
 	}
 	block, _ := ip.WithZone("").Prefix(64)
 	return block.String()
+}
+
+// forwardedFor walks the X-Forwarded-For values from the right past the
+// trusted proxies and returns the first address that is not one: the
+// client as the outermost trusted proxy saw it. A malformed entry ends the
+// walk at the last address known good, as does a list of proxies only.
+func forwardedFor(values []string, peer netip.Addr, trusted []netip.Prefix) netip.Addr {
+	client := peer
+	for i := len(values) - 1; i >= 0; i-- {
+		hops := strings.Split(values[i], ",")
+		for j := len(hops) - 1; j >= 0; j-- {
+			ip, err := netip.ParseAddr(strings.TrimSpace(hops[j]))
+			if err != nil {
+				return client
+			}
+			client = ip.Unmap()
+			if !isTrusted(client, trusted) {
+				return client
+			}
+		}
+	}
+	return client
+}
+
+func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(ip.WithZone("")) {
+			return true
+		}
+	}
+	return false
 }

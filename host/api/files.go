@@ -22,7 +22,7 @@ import (
 // The body is streamed from the sink chunk by chunk, never held whole.
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	id := mux.Vars(r)["id"]
-	release, ok := s.downloads.enter(r)
+	release, ok := s.downloads.enter(clientAddr(r, s.opt.TrustedProxies))
 	if !ok {
 		s.fail(w, r, stage.Errorf(stage.CodeBusy, "too many downloads at once; retry shortly"))
 		return

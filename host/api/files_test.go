@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,19 +63,19 @@ func TestDownloadPlaces(t *testing.T) {
 	r.RemoteAddr = "192.0.2.1:1234"
 	var releases []func()
 	for range downloadsPerAddress {
-		rel, ok := d.enter(r)
+		rel, ok := d.enter(clientAddr(r, nil))
 		if !ok {
 			t.Fatal("refused within the per-address bound")
 		}
 		releases = append(releases, rel)
 	}
-	if _, ok := d.enter(r); ok {
+	if _, ok := d.enter(clientAddr(r, nil)); ok {
 		t.Fatal("one address took more than its places")
 	}
 	other := httptest.NewRequest("GET", "/v1/files/x", nil)
 	other.RemoteAddr = "192.0.2.2:1234"
 	for range 10 - downloadsPerAddress {
-		rel, ok := d.enter(other)
+		rel, ok := d.enter(clientAddr(other, nil))
 		if !ok {
 			t.Fatal("another address refused within the total")
 		}
@@ -82,11 +83,11 @@ func TestDownloadPlaces(t *testing.T) {
 	}
 	third := httptest.NewRequest("GET", "/v1/files/x", nil)
 	third.RemoteAddr = "192.0.2.3:1234"
-	if _, ok := d.enter(third); ok {
+	if _, ok := d.enter(clientAddr(third, nil)); ok {
 		t.Fatal("a download past the total")
 	}
 	releases[0]()
-	if _, ok := d.enter(third); !ok {
+	if _, ok := d.enter(clientAddr(third, nil)); !ok {
 		t.Fatal("a place freed by a finished download is not taken")
 	}
 }
@@ -221,5 +222,42 @@ func TestDownloadDeadline(t *testing.T) {
 	now := start.Add(10 * time.Minute)
 	if got := downloadDeadline(start, now, 50<<20); !got.Equal(now.Add(time.Minute)) {
 		t.Errorf("fast reader: %v", got.Sub(now))
+	}
+}
+
+// TestClientAddr: the address the per-address bounds count, directly and
+// behind trusted proxies, whose X-Forwarded-For is read from the right.
+func TestClientAddr(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	for _, tt := range []struct {
+		name, remote string
+		xff          []string
+		trusted      []netip.Prefix
+		want         string
+	}{
+		{"direct", "192.0.2.1:1234", nil, nil, "192.0.2.1"},
+		{"ipv6 by its /64", "[2001:db8::1]:1234", nil, nil, "2001:db8::/64"},
+		{"mapped ipv4", "[::ffff:192.0.2.1]:1234", nil, nil, "192.0.2.1"},
+		{"header ignored without trusted proxies", "192.0.2.1:1234", []string{"198.51.100.7"}, nil, "192.0.2.1"},
+		{"header ignored from an untrusted peer", "192.0.2.1:1234", []string{"198.51.100.7"}, trusted, "192.0.2.1"},
+		{"behind a trusted proxy", "10.1.2.3:1234", []string{"198.51.100.7"}, trusted, "198.51.100.7"},
+		{"client's own claim to the left", "10.1.2.3:1234", []string{"203.0.113.9, 198.51.100.7"}, trusted, "198.51.100.7"},
+		{"two trusted hops", "10.1.2.3:1234", []string{"198.51.100.7, 10.9.9.9"}, trusted, "198.51.100.7"},
+		{"several header lines", "10.1.2.3:1234", []string{"203.0.113.9", "198.51.100.7, 10.9.9.9"}, trusted, "198.51.100.7"},
+		{"ipv6 client behind a proxy", "[fd00::1]:1234", []string{"2001:db8:1:2::5"}, trusted, "2001:db8:1:2::/64"},
+		{"no header: the proxy", "10.1.2.3:1234", nil, trusted, "10.1.2.3"},
+		{"malformed: the last good hop", "10.1.2.3:1234", []string{"198.51.100.7, junk, 10.9.9.9"}, trusted, "10.9.9.9"},
+		{"only proxies", "10.1.2.3:1234", []string{"10.8.8.8"}, trusted, "10.8.8.8"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/v1/files/x", nil)
+			r.RemoteAddr = tt.remote
+			for _, v := range tt.xff {
+				r.Header.Add("X-Forwarded-For", v)
+			}
+			if got := clientAddr(r, tt.trusted); got != tt.want {
+				t.Fatalf("clientAddr = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

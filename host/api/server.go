@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"runtime"
 	"strings"
@@ -72,7 +73,10 @@ type Options struct {
 	Queue               int
 	// MaxDownloads hosted files stream at once (8 per client address);
 	// past it the download is answered 429. Default 64.
-	MaxDownloads         int
+	MaxDownloads int
+	// TrustedProxies are the reverse proxies and load balancers whose
+	// X-Forwarded-For names the client, for the per-address bounds.
+	TrustedProxies       []netip.Prefix
 	CreditsPerConversion int64
 	WatermarkText        string
 	MinTTL               time.Duration // hosted files live at least this long

@@ -19,7 +19,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apierr.New(http.StatusForbidden, apierr.NameForbidden, "sign-up is only possible from the dashboard"))
 		return
 	}
-	ip := clientAddr(r)
+	ip := clientAddr(r, s.opt.TrustedProxies)
 	perHour := max(s.opt.SignupsPerHour, 1)
 	if ok, retry := s.limiter.allowRate("signup:"+ip, rate.Every(time.Hour/time.Duration(perHour)), perHour); !ok {
 		e := apierr.New(http.StatusTooManyRequests, apierr.NameRateLimited, "too many sign-ups from this address").

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -75,6 +76,34 @@ type Server struct {
 	// converting, and the PDFs being written out with them; 0: the API's
 	// default (see api.Options).
 	MaxHeldBodyBytes int64 `yaml:"maxHeldBodyBytes"`
+	// TrustedProxies are addresses or CIDR blocks of the reverse proxies
+	// and load balancers in front of the host; see TrustedProxyPrefixes.
+	TrustedProxies []string `yaml:"trustedProxies"`
+}
+
+// TrustedProxyPrefixes is server.trustedProxies as address blocks, a lone
+// address as a block of one. It is called on a validated Config.
+func (c *Config) TrustedProxyPrefixes() []netip.Prefix {
+	var out []netip.Prefix
+	for _, v := range c.Server.TrustedProxies {
+		if p, err := parseProxy(v); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseProxy(v string) (netip.Prefix, error) {
+	if strings.Contains(v, "/") {
+		p, err := netip.ParsePrefix(v)
+		return p.Masked(), err
+	}
+	a, err := netip.ParseAddr(v)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
 }
 
 type Accounts struct {
@@ -304,6 +333,11 @@ func (c *Config) Validate() error {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
 			return fmt.Errorf("config: server.publicURL %q: want an http or https URL such as https://pdf.example.com", u)
+		}
+	}
+	for i, v := range c.Server.TrustedProxies {
+		if _, err := parseProxy(v); err != nil {
+			return fmt.Errorf("config: server.trustedProxies[%d] %q: want an address or a CIDR block such as 10.0.0.0/8", i, v)
 		}
 	}
 	if c.Sink.MinTTL < time.Second {

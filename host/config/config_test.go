@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -78,6 +79,8 @@ func TestStrict(t *testing.T) {
 		{"plans:\n  - name: a\nserver:\n  publicURL: ftp://pdf.example.com\n", "server.publicURL"},
 		{"plans:\n  - name: a\nserver:\n  publicURL: \"https:///x\"\n", "server.publicURL"},
 		{"plans:\n  - name: a\nserver:\n  publicURL: \"https://pdf.example.com/?a=1\"\n", "server.publicURL"},
+		{"plans:\n  - name: a\nserver:\n  trustedProxies: [10.0.0.0/8, proxy.internal]\n", "server.trustedProxies[1]"},
+		{"plans:\n  - name: a\nserver:\n  trustedProxies: [10.0.0.0/33]\n", "server.trustedProxies[0]"},
 		{"plans:\n  - name: a\nplugins:\n  render-chrom:\n    allowRemote: true\n", "plugins.render-chrom"},
 		{"plans:\n  - name: a\nsink:\n  minTTL: -1h\n", "sink.minTTL"},
 		{"plans:\n  - name: a\nserver:\n  queue: -1\n", "server.queue -1"},
@@ -200,5 +203,13 @@ func TestReadmeConfigsDecode(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no yaml block found in the READMEs")
+	}
+}
+
+func TestTrustedProxyPrefixes(t *testing.T) {
+	c := &Config{Server: Server{TrustedProxies: []string{"10.1.2.3/8", "192.0.2.7", "::ffff:198.51.100.1", "fd00::/8"}}}
+	got := fmt.Sprint(c.TrustedProxyPrefixes())
+	if want := "[10.0.0.0/8 192.0.2.7/32 198.51.100.1/32 fd00::/8]"; got != want {
+		t.Fatalf("TrustedProxyPrefixes = %s, want %s", got, want)
 	}
 }

@@ -45,8 +45,8 @@ func TestDeliveryHostedURL(t *testing.T) {
 			opts = append(opts, withArgs("--backend", "fpdf"), withEnv("MDPRESS_PUBLIC_URL="+deliveryPublicURL))
 			dir := t.TempDir()
 			h := startHost(t, append(opts, withDataDir(dir))...)
-			_, free := h.account("free", 5)
-			_, pro := h.account("pro", 5)
+			freeUser, free := h.account("free", 5)
+			proUser, pro := h.account("pro", 5)
 			freeURL := deliveryConvert(t, h, free, "# Quarterly Report\n\nRevenue grew in every region.\n")
 			proURL := deliveryConvert(t, h, pro, "# Annual Plan\n\nHeadcount stays flat.\n")
 
@@ -70,10 +70,10 @@ func TestDeliveryHostedURL(t *testing.T) {
 			served := map[string][]byte{} // URL -> the bytes it served
 			t.Run("download", func(t *testing.T) {
 				served[freeURL] = checkDownload(t, onHost(h, freeURL), hostedFile{
-					text: "Revenue grew in every region", filename: "Quarterly Report.pdf", viaHost: !sink.presign,
+					text: "Revenue grew in every region", filename: "Quarterly Report.pdf", viaHost: !sink.presign, owner: freeUser,
 				})
 				served[proURL] = checkDownload(t, onHost(h, proURL), hostedFile{
-					text: "Headcount stays flat", filename: "Annual Plan.pdf", viaHost: true,
+					text: "Headcount stays flat", filename: "Annual Plan.pdf", viaHost: true, owner: proUser,
 				})
 			})
 
@@ -138,6 +138,7 @@ type hostedFile struct {
 	text     string // in the PDF's text
 	filename string // Content-Disposition's filename
 	viaHost  bool   // served by mdpress (not by S3 directly)
+	owner    string // the user id, which no header may tell the URL's holder
 }
 
 // checkDownload fetches url the way browsers and download managers do:
@@ -164,6 +165,17 @@ func checkDownload(t *testing.T, u string, want hostedFile) []byte {
 	}
 	if text := pdfcheck.Text(t, pdf); !strings.Contains(text, want.text) {
 		t.Errorf("PDF text %q lacks %q", text, want.text)
+	}
+	// Also from S3: a presigned download is no less private.
+	if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "private") && !strings.Contains(cc, "no-store") {
+		t.Errorf("Cache-Control %q: a shared cache may keep the PDF", cc)
+	}
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			if want.owner != "" && strings.Contains(v, want.owner) {
+				t.Errorf("header %s: %s tells the URL's holder the account that made the PDF", k, v)
+			}
+		}
 	}
 	size := len(pdf)
 

@@ -117,7 +117,7 @@ func newServe(g *globals) *cobra.Command {
 				AuthTimeout: c.Auth.Timeout, MeterTimeout: c.Meter.Timeout, ParseTimeout: c.Parse.Timeout,
 				StyleTimeout: c.Style.Timeout, RenderTimeout: c.Render.Timeout, SinkTimeout: c.Sink.Timeout,
 				MaxConcurrent: c.Server.MaxConcurrent, MaxConcurrentPerKey: c.Server.MaxConcurrentPerKey, Queue: c.Server.Queue, MaxHeldBodyBytes: c.Server.MaxHeldBodyBytes,
-				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL,
+				WatermarkText: c.Credits.WatermarkText, MinTTL: c.Sink.MinTTL, TrustedProxies: c.TrustedProxyPrefixes(),
 				MetricsSource: pluginMetrics(sup),
 			}
 			if c.DashboardEnabled() && c.Dashboard.Signup {

@@ -2,8 +2,15 @@
 //
 // Each PDF is one object, <prefix><id>.pdf, uploaded in parts when large,
 // with Content-Type application/pdf, an inline Content-Disposition carrying the
-// download name, and user metadata (x-amz-meta-*) holding the owner, the
-// name, the creation and expiry times and the SHA-256 of the bytes.
+// download name, Cache-Control private and Expires at the file's expiry
+// (S3 sends them with a presigned download), and user metadata (x-amz-meta-*) holding the name, the
+// creation and expiry times, the SHA-256 of the bytes and owner-digest,
+// the hex SHA-256 of "mdpress-owner", NUL, the id, NUL, the owner's user
+// id. A presigned GET returns the metadata to the URL's holder, who so
+// learns neither the account nor which other files it made; an operator
+// checks an object against a known account by computing the digest.
+// Objects stored before owner-digest carry the owner in clear (owner);
+// they are served, swept and deleted as the others, and are not rewritten.
 //
 // # Delivery
 //

@@ -23,11 +23,11 @@ func TestContentDisposition(t *testing.T) {
 
 func TestMetaRoundTrip(t *testing.T) {
 	in := meta{
-		Owner:    "usr_ünïcode/1",
-		Filename: "Q3 report: 50% \"final\".pdf",
-		Created:  time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
-		Expires:  time.Date(2026, 1, 9, 3, 4, 5, 6, time.UTC),
-		SHA256:   "ab",
+		OwnerDigest: ownerDigest("0d63704538027d4701dce470c1545211", "usr_ünïcode/1"),
+		Filename:    "Q3 report: 50% \"final\".pdf",
+		Created:     time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
+		Expires:     time.Date(2026, 1, 9, 3, 4, 5, 6, time.UTC),
+		SHA256:      "ab",
 	}
 	enc := in.encode()
 	for k, v := range enc {

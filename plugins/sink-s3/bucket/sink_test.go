@@ -190,6 +190,9 @@ func TestMultipartUpload(t *testing.T) {
 	if etag := aws.ToString(h.ETag); !strings.HasSuffix(strings.Trim(etag, `"`), "-4") {
 		t.Fatalf("ETag %s: want a 4-part multipart upload", etag)
 	}
+	if cc := aws.ToString(h.CacheControl); cc != "private" || h.ExpiresString == nil {
+		t.Fatalf("Cache-Control %q, Expires %v: a multipart object lost what a presigned download needs", cc, h.ExpiresString)
+	}
 	got, _ := readRange(t, s, id, 0, -1)
 	if !bytes.Equal(got, pdf) {
 		t.Fatal("multipart object reads back different bytes")
@@ -362,5 +365,32 @@ func TestStoreAbandonedLeavesNothing(t *testing.T) {
 				t.Errorf("an abandoned Store left %s", aws.ToString(o.Key))
 			}
 		})
+	}
+}
+
+// A presigned download goes through whatever caches stand between S3 and
+// the client: it must tell shared ones not to keep the PDF, and browsers
+// not to keep it past the file's expiry, as the host's own route does.
+func TestPresignedDownloadCaching(t *testing.T) {
+	s := configured(t, map[string]any{"delivery": "presign"})
+	resp := store(t, s, []byte("%PDF-1.7"), time.Hour)
+	get, err := http.Get(resp.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	_, _ = io.Copy(io.Discard, get.Body)
+	if get.StatusCode != http.StatusOK {
+		t.Fatalf("GET presigned URL: %d", get.StatusCode)
+	}
+	if cc := get.Header.Get("Cache-Control"); !strings.Contains(cc, "private") {
+		t.Fatalf("Cache-Control %q: a shared cache may keep the PDF", cc)
+	}
+	exp, err := http.ParseTime(get.Header.Get("Expires"))
+	if err != nil {
+		t.Fatalf("Expires %q: %v", get.Header.Get("Expires"), err)
+	}
+	if d := exp.Sub(resp.ExpiresAt); d > time.Second || d < -time.Second {
+		t.Fatalf("Expires %v, the file expires at %v", exp, resp.ExpiresAt)
 	}
 }

@@ -36,11 +36,11 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 	sum := sha256.Sum256(req.PDF)
 	now := s.now().UTC()
 	m := meta{
-		Owner:    req.Owner,
-		Filename: req.Filename,
-		Created:  now,
-		Expires:  now.Add(req.TTL),
-		SHA256:   hex.EncodeToString(sum[:]),
+		OwnerDigest: ownerDigest(id, req.Owner),
+		Filename:    req.Filename,
+		Created:     now,
+		Expires:     now.Add(req.TTL),
+		SHA256:      hex.EncodeToString(sum[:]),
 	}
 	_, err := st.uploader.Upload(ctx, &s3.PutObjectInput{
 		Bucket:             &st.cfg.Bucket,
@@ -48,7 +48,12 @@ func (s *Sink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.Store
 		Body:               bytes.NewReader(req.PDF),
 		ContentType:        aws.String("application/pdf"),
 		ContentDisposition: aws.String(contentDisposition(req.Filename)),
-		Metadata:           m.encode(),
+		// S3 sends these with a presigned download, which nothing else
+		// describes: no shared cache keeps the PDF, no browser past its
+		// expiry, as the host's own route says for the files it serves.
+		CacheControl: aws.String("private"),
+		Expires:      aws.Time(m.Expires),
+		Metadata:     m.encode(),
 	})
 	if ctx.Err() != nil {
 		// The caller gave up during the upload (the sink timeout, the client
