@@ -61,23 +61,38 @@ func (d *downloads) enter(addr string) (release func(), ok bool) {
 // from the right, as each proxy appends the peer it saw; what a client
 // wrote to the left of that is its own claim and never counts.
 func clientAddr(r *http.Request, trusted []netip.Prefix) string {
-	addr, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		addr = r.RemoteAddr
-	}
-	ip, err := netip.ParseAddr(addr)
-	if err != nil {
-		return addr
-	}
-	ip = ip.Unmap()
-	if len(trusted) > 0 && isTrusted(ip, trusted) {
-		ip = forwardedFor(r.Header.Values("X-Forwarded-For"), ip, trusted)
+	ip, ok := clientIP(r, trusted)
+	if !ok {
+		return remoteHost(r)
 	}
 	if ip.Is4() {
 		return ip.String()
 	}
 	block, _ := ip.WithZone("").Prefix(64)
 	return block.String()
+}
+
+// clientIP is the address a request came from, through the trusted
+// proxies as clientAddr says; false when the peer's address is not an IP
+// (a Unix socket's).
+func clientIP(r *http.Request, trusted []netip.Prefix) (netip.Addr, bool) {
+	ip, err := netip.ParseAddr(remoteHost(r))
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	ip = ip.Unmap()
+	if len(trusted) > 0 && isTrusted(ip, trusted) {
+		ip = forwardedFor(r.Header.Values("X-Forwarded-For"), ip, trusted)
+	}
+	return ip, true
+}
+
+// remoteHost is the peer's address without its port.
+func remoteHost(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 // forwardedFor walks the X-Forwarded-For values from the right past the

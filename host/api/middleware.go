@@ -87,10 +87,19 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}
 			elapsed := time.Since(start)
 			s.metrics.ObserveHTTP(route, status, elapsed)
-			reqLog.write(s.log, r, id, route, status, rec.bytes, elapsed)
+			reqLog.write(s.log, r, s.clientOf(r), id, route, status, rec.bytes, elapsed)
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// clientOf is the address a request came from, through the trusted proxies,
+// for its log line.
+func (s *Server) clientOf(r *http.Request) string {
+	if ip, ok := clientIP(r, s.opt.TrustedProxies); ok {
+		return ip.String()
+	}
+	return remoteHost(r)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

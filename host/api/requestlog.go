@@ -102,7 +102,7 @@ func quietRoute(method, route string) bool {
 }
 
 // write logs the request's line once it has been answered.
-func (l *requestLog) write(log *slog.Logger, r *http.Request, id, route string, status int, bytes int64, elapsed time.Duration) {
+func (l *requestLog) write(log *slog.Logger, r *http.Request, client, id, route string, status int, bytes int64, elapsed time.Duration) {
 	level := slog.LevelInfo
 	if quietRoute(r.Method, route) {
 		level = slog.LevelDebug
@@ -113,7 +113,7 @@ func (l *requestLog) write(log *slog.Logger, r *http.Request, id, route string, 
 		return
 	}
 	attrs := []slog.Attr{
-		slog.String("requestId", id), slog.String("method", r.Method), slog.String("route", route),
+		slog.String("requestId", id), slog.String("client", client), slog.String("method", r.Method), slog.String("route", route),
 		slog.Int("status", status), slog.Int64("bytes", bytes), slog.Float64("ms", ms(elapsed)),
 	}
 	l.mu.Lock()

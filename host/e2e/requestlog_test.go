@@ -20,7 +20,7 @@ func TestRequestLog(t *testing.T) {
 		t.Fatalf("convert: %d %s", resp.StatusCode, pdf)
 	}
 	line := h.requestLine(resp.Header.Get("X-Request-Id"))
-	if line["level"] != "INFO" || line["method"] != "POST" || line["route"] != "/v1/pdf/markdown" || line["status"] != 200.0 {
+	if line["level"] != "INFO" || line["client"] != "127.0.0.1" || line["method"] != "POST" || line["route"] != "/v1/pdf/markdown" || line["status"] != 200.0 {
 		t.Errorf("conversion's line: %v", line)
 	}
 	if line["user"] != user || line["key"] == "" || line["key"] == key {
