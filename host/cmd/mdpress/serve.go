@@ -68,7 +68,7 @@ func newServe(g *globals) *cobra.Command {
 			// becomes the one bound, which hosted URLs and hints name.
 			ln, err := net.Listen("tcp", c.Server.Addr)
 			if err != nil {
-				return err
+				return listenError(c.Server.Addr, err)
 			}
 			defer ln.Close()
 			if _, port, _ := net.SplitHostPort(c.Server.Addr); port == "0" {
@@ -205,6 +205,18 @@ func newServe(g *globals) *cobra.Command {
 	f.StringVar(&devPlan, "dev-plan", "pro", "plan of the development account (env MDPRESS_DEV_PLAN)")
 	f.StringVar(&debugAddr, "debug-addr", "", "serve Go's /debug/pprof profiles on this address, kept on loopback (env MDPRESS_DEBUG_ADDR)")
 	return cmd
+}
+
+// listenError says, beside the system's reason, where the address came
+// from and how to pick another: `make run` on a machine where 8080 is
+// taken ended on "bind: address already in use" alone.
+func listenError(addr string, err error) error {
+	hint := "set another HOST:PORT"
+	if errors.Is(err, syscall.EADDRINUSE) {
+		hint = "another process listens there: stop it, or listen elsewhere"
+	}
+	return fmt.Errorf("listen on %q (server.addr, --addr, %s): %w\n%s with --addr HOST:PORT or %s (make run: %s=127.0.0.1:8081 make run)",
+		addr, config.Env.Addr, err, hint, config.Env.Addr, config.Env.Addr)
 }
 
 func pluginMetrics(sup *supervisor.Supervisor) metrics.PluginSource {
