@@ -385,3 +385,37 @@ func TestAutoBackend(t *testing.T) {
 		converts(t, h)
 	})
 }
+
+// TestProductionConfigWithoutDatabase: configs/production.yaml on a
+// machine without its database's DSN renders locally and lists plugins,
+// which never open the account store, and the commands that open it
+// refuse with the setting to give. render used to refuse too, for a DSN
+// it does not use ("accounts and render read the same config").
+func TestProductionConfigWithoutDatabase(t *testing.T) {
+	prod, err := filepath.Abs(filepath.Join("..", "..", "configs", "production.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	md := filepath.Join(dir, "in.md")
+	if err := os.WriteFile(md, []byte("# Local\n\nwith the production config\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--config", prod, "--data-dir", dir, "--plugin-dir", filepath.Join(binDir, "plugins")}
+	out := filepath.Join(dir, "out.pdf")
+	if r := runMdpress(t, nil, append([]string{"render", md, "-o", out, "--backend", "fpdf"}, common...)...); r.code != 0 {
+		t.Fatalf("render: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Fatalf("render wrote no PDF: %v", err)
+	}
+	if r := runMdpress(t, nil, append([]string{"plugins", "list"}, common...)...); r.code != 0 || !strings.Contains(r.stdout, "sink-s3") {
+		t.Fatalf("plugins list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"accounts", "list"}, {"plugins", "check"}, {"serve", "--addr", "127.0.0.1:0"}} {
+		r := runMdpress(t, nil, append(args, common...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "accounts.dsn is required for postgres (set MDPRESS_ACCOUNTS_DSN)") {
+			t.Errorf("%v: exit %d, want 1 naming MDPRESS_ACCOUNTS_DSN:\n%s", args, r.code, r.stderr)
+		}
+	}
+}

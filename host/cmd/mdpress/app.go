@@ -135,6 +135,9 @@ func (g *globals) load(cmd *cobra.Command) (*config.Config, error) {
 
 // openStore opens the account store the config names.
 func openStore(ctx context.Context, c *config.Config) (accounts.Store, error) {
+	if err := c.ValidateAccounts(); err != nil {
+		return nil, err
+	}
 	dsn := c.Accounts.DSN
 	if c.Accounts.Driver == accounts.DriverSQLite && dsn == "" {
 		dsn = filepath.Join(c.DataDir, "mdpress.db")
@@ -200,6 +203,12 @@ func specs(c *config.Config, stages ...string) ([]supervisor.Spec, error) {
 	plugins := c.StagePlugins()
 	out := make([]supervisor.Spec, 0, len(stages))
 	for _, s := range stages {
+		// The key check and the meter open the account store.
+		if s == stage.NameAuth || s == stage.NameMeter {
+			if err := c.ValidateAccounts(); err != nil {
+				return nil, err
+			}
+		}
 		name := plugins[s]
 		block, err := c.PluginConfig(name)
 		if err != nil {

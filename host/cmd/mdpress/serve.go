@@ -59,6 +59,10 @@ func newServe(g *globals) *cobra.Command {
 			if err := c.Validate(); err != nil {
 				return err
 			}
+			// Before the port opens and any plugin starts.
+			if err := c.ValidateAccounts(); err != nil {
+				return err
+			}
 			resolveRender(c, log)
 			if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
 				return fmt.Errorf("data dir: %w", err)
