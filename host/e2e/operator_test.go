@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -418,4 +419,50 @@ func TestProductionConfigWithoutDatabase(t *testing.T) {
 			t.Errorf("%v: exit %d, want 1 naming MDPRESS_ACCOUNTS_DSN:\n%s", args, r.code, r.stderr)
 		}
 	}
+}
+
+// TestServeLogsWhereAccountsLive: serve's "plugins ready" line names where
+// the accounts are, the SQLite file or PostgreSQL's user, address and
+// database without the DSN's password, where it said only the driver: an
+// MDPRESS_ACCOUNTS_DSN left in the environment, or a data dir other than
+// the one meant, showed nowhere until keys were refused.
+func TestServeLogsWhereAccountsLive(t *testing.T) {
+	pg := newPostgresServer(t)
+	accountsLine := regexp.MustCompile(`msg="plugins ready".* accounts=("[^"]*"|\S+)`)
+	where := func(t *testing.T, h *host) string {
+		t.Helper()
+		var m []string
+		for deadline := time.Now().Add(5 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			m = accountsLine.FindStringSubmatch(h.logs.String())
+		}
+		if m == nil {
+			t.Fatalf("no plugins ready line naming the accounts:\n%s", h.logs.String())
+		}
+		return strings.Trim(m[1], `"`)
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		h := startHost(t, fpdf())
+		if got, want := where(t, h), filepath.Join(h.DataDir, "mdpress.db"); got != want {
+			t.Errorf("accounts=%s, want %s", got, want)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		st := pg.store(t)
+		dsn := strings.Replace(st.dsn, "postgres://postgres@", "postgres://postgres:hunter2@", 1)
+		if dsn == st.dsn {
+			t.Fatalf("DSN %s: no user to give a password", st.dsn)
+		}
+		u, err := url.Parse(st.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := startHost(t, fpdf(), withEnv("MDPRESS_ACCOUNTS_DRIVER=postgres", "MDPRESS_ACCOUNTS_DSN="+dsn))
+		got := where(t, h)
+		if want := "postgres postgres@" + u.Host + u.Path; got != want {
+			t.Errorf("accounts=%s, want %s", got, want)
+		}
+		if strings.Contains(h.logs.String(), "hunter2") {
+			t.Errorf("the DSN's password is in the log")
+		}
+	})
 }

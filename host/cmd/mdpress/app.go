@@ -138,11 +138,16 @@ func openStore(ctx context.Context, c *config.Config) (accounts.Store, error) {
 	if err := c.ValidateAccounts(); err != nil {
 		return nil, err
 	}
-	dsn := c.Accounts.DSN
-	if c.Accounts.Driver == accounts.DriverSQLite && dsn == "" {
-		dsn = filepath.Join(c.DataDir, "mdpress.db")
+	return accounts.Open(ctx, c.Accounts.Driver, accountsDSN(c), c.StagePlans())
+}
+
+// accountsDSN is the store's DSN, the SQLite file in the data dir by
+// default, as the auth and meter plugins resolve it.
+func accountsDSN(c *config.Config) string {
+	if c.Accounts.Driver == accounts.DriverSQLite && c.Accounts.DSN == "" {
+		return filepath.Join(c.DataDir, "mdpress.db")
 	}
-	return accounts.Open(ctx, c.Accounts.Driver, dsn, c.StagePlans())
+	return c.Accounts.DSN
 }
 
 // resolveRender turns render.plugin "auto" into render-chrome when a

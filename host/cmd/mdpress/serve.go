@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/mdpress/mdpress/core/accounts"
 	"github.com/mdpress/mdpress/host/api"
 	"github.com/mdpress/mdpress/host/config"
 	"github.com/mdpress/mdpress/host/metrics"
@@ -113,7 +114,10 @@ func newServe(g *globals) *cobra.Command {
 				return err
 			}
 			defer sup.Stop()
-			log.Info("plugins ready", "took", time.Since(start).Round(time.Millisecond), "render", c.Render.Plugin, "sink", c.Sink.Plugin, "accounts", c.Accounts.Driver)
+			log.Info("plugins ready", "took", time.Since(start).Round(time.Millisecond), "render", c.Render.Plugin, "sink", c.Sink.Plugin,
+				// Where the accounts live: a DSN or a data dir set somewhere
+				// unexpected (the environment, a flag) is seen at once.
+				"accounts", accounts.Where(c.Accounts.Driver, accountsDSN(c)))
 
 			opts := api.Options{
 				PublicURL: c.PublicURL(), MaxBodyBytes: c.Server.MaxBodyBytes, MaxHostedBytes: c.Sink.MaxFileBytes,
