@@ -262,3 +262,27 @@ func TestServePortTaken(t *testing.T) {
 		})
 	}
 }
+
+// TestDevPlanUnknown: a development account on a plan the config lacks
+// stops serve with the setting and the plans there are, where it said
+// only `unknown plan "gold"`.
+func TestDevPlanUnknown(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"flag", nil, []string{"--dev-account", "--dev-plan", "gold"}},
+		{"environment", []string{"MDPRESS_DEV_ACCOUNT=true", "MDPRESS_DEV_PLAN=gold"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--backend", "fpdf", "--data-dir", t.TempDir(),
+				"--plugin-dir", filepath.Join(binDir, "plugins")}, tt.args...)
+			r := runMdpress(t, tt.env, args...)
+			want := `--dev-plan (MDPRESS_DEV_PLAN): unknown plan "gold" (configured plans: free, pro)`
+			if r.code != 1 || !strings.Contains(r.stderr, want) {
+				t.Fatalf("exit %d, want 1 and %q:\n%s", r.code, want, r.stderr)
+			}
+		})
+	}
+}
