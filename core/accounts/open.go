@@ -3,8 +3,13 @@ package accounts
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -108,4 +113,25 @@ func OpenConfigured(ctx context.Context, req *stage.ConfigureRequest, opts ...Op
 		dsn = filepath.Join(req.DataDir, "mdpress.db")
 	}
 	return Open(ctx, driver, dsn, req.Plans, opts...)
+}
+
+// Where names where a store keeps its accounts, for the operator's log:
+// the SQLite file as an absolute path, or PostgreSQL's user, host, port
+// and database, never the password or other parameters of the DSN.
+func Where(driver, dsn string) string {
+	if driver != DriverPostgres {
+		if abs, err := filepath.Abs(dsn); err == nil {
+			return abs
+		}
+		return dsn
+	}
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return "postgres (DSN not understood)"
+	}
+	host := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if strings.HasPrefix(cfg.Host, "/") {
+		host = cfg.Host + ":" + strconv.Itoa(int(cfg.Port)) // a socket's directory
+	}
+	return fmt.Sprintf("postgres %s@%s/%s", cfg.User, host, cfg.Database)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -224,5 +225,64 @@ func TestLogSettingsChecked(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), tt.want) {
 			t.Errorf("%v %s: %v %s", tt.args, tt.env, err, out)
 		}
+	}
+}
+
+// TestServePortTaken: serve on an address another process listens on
+// exits 1 with a message that names the address and how to choose
+// another (the flag, its environment twin, make run's form), where it
+// said only "bind: address already in use".
+func TestServePortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"flag", nil, []string{"--addr", addr}},
+		{"environment", []string{"MDPRESS_ADDR=" + addr}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"serve", "--backend", "fpdf", "--data-dir", t.TempDir(),
+				"--plugin-dir", filepath.Join(binDir, "plugins")}, tt.args...)
+			r := runMdpress(t, tt.env, args...)
+			if r.code != 1 {
+				t.Fatalf("exit %d, want 1:\n%s", r.code, r.stderr)
+			}
+			for _, w := range []string{addr, "address already in use", "--addr HOST:PORT", "MDPRESS_ADDR=127.0.0.1:8081 make run"} {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestDevPlanUnknown: a development account on a plan the config lacks
+// stops serve with the setting and the plans there are, where it said
+// only `unknown plan "gold"`.
+func TestDevPlanUnknown(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"flag", nil, []string{"--dev-account", "--dev-plan", "gold"}},
+		{"environment", []string{"MDPRESS_DEV_ACCOUNT=true", "MDPRESS_DEV_PLAN=gold"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--backend", "fpdf", "--data-dir", t.TempDir(),
+				"--plugin-dir", filepath.Join(binDir, "plugins")}, tt.args...)
+			r := runMdpress(t, tt.env, args...)
+			want := `--dev-plan (MDPRESS_DEV_PLAN): unknown plan "gold" (configured plans: free, pro)`
+			if r.code != 1 || !strings.Contains(r.stderr, want) {
+				t.Fatalf("exit %d, want 1 and %q:\n%s", r.code, want, r.stderr)
+			}
+		})
 	}
 }

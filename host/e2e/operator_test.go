@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -383,5 +384,85 @@ func TestAutoBackend(t *testing.T) {
 			t.Errorf("no warning:\n%s", h.logs.String())
 		}
 		converts(t, h)
+	})
+}
+
+// TestProductionConfigWithoutDatabase: configs/production.yaml on a
+// machine without its database's DSN renders locally and lists plugins,
+// which never open the account store, and the commands that open it
+// refuse with the setting to give. render used to refuse too, for a DSN
+// it does not use ("accounts and render read the same config").
+func TestProductionConfigWithoutDatabase(t *testing.T) {
+	prod, err := filepath.Abs(filepath.Join("..", "..", "configs", "production.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	md := filepath.Join(dir, "in.md")
+	if err := os.WriteFile(md, []byte("# Local\n\nwith the production config\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--config", prod, "--data-dir", dir, "--plugin-dir", filepath.Join(binDir, "plugins")}
+	out := filepath.Join(dir, "out.pdf")
+	if r := runMdpress(t, nil, append([]string{"render", md, "-o", out, "--backend", "fpdf"}, common...)...); r.code != 0 {
+		t.Fatalf("render: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Fatalf("render wrote no PDF: %v", err)
+	}
+	if r := runMdpress(t, nil, append([]string{"plugins", "list"}, common...)...); r.code != 0 || !strings.Contains(r.stdout, "sink-s3") {
+		t.Fatalf("plugins list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"accounts", "list"}, {"plugins", "check"}, {"serve", "--addr", "127.0.0.1:0"}} {
+		r := runMdpress(t, nil, append(args, common...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "accounts.dsn is required for postgres (set MDPRESS_ACCOUNTS_DSN)") {
+			t.Errorf("%v: exit %d, want 1 naming MDPRESS_ACCOUNTS_DSN:\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestServeLogsWhereAccountsLive: serve's "plugins ready" line names where
+// the accounts are, the SQLite file or PostgreSQL's user, address and
+// database without the DSN's password, where it said only the driver: an
+// MDPRESS_ACCOUNTS_DSN left in the environment, or a data dir other than
+// the one meant, showed nowhere until keys were refused.
+func TestServeLogsWhereAccountsLive(t *testing.T) {
+	pg := newPostgresServer(t)
+	accountsLine := regexp.MustCompile(`msg="plugins ready".* accounts=("[^"]*"|\S+)`)
+	where := func(t *testing.T, h *host) string {
+		t.Helper()
+		var m []string
+		for deadline := time.Now().Add(5 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			m = accountsLine.FindStringSubmatch(h.logs.String())
+		}
+		if m == nil {
+			t.Fatalf("no plugins ready line naming the accounts:\n%s", h.logs.String())
+		}
+		return strings.Trim(m[1], `"`)
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		h := startHost(t, fpdf())
+		if got, want := where(t, h), filepath.Join(h.DataDir, "mdpress.db"); got != want {
+			t.Errorf("accounts=%s, want %s", got, want)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		st := pg.store(t)
+		dsn := strings.Replace(st.dsn, "postgres://postgres@", "postgres://postgres:hunter2@", 1)
+		if dsn == st.dsn {
+			t.Fatalf("DSN %s: no user to give a password", st.dsn)
+		}
+		u, err := url.Parse(st.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := startHost(t, fpdf(), withEnv("MDPRESS_ACCOUNTS_DRIVER=postgres", "MDPRESS_ACCOUNTS_DSN="+dsn))
+		got := where(t, h)
+		if want := "postgres postgres@" + u.Host + u.Path; got != want {
+			t.Errorf("accounts=%s, want %s", got, want)
+		}
+		if strings.Contains(h.logs.String(), "hunter2") {
+			t.Errorf("the DSN's password is in the log")
+		}
 	})
 }

@@ -201,6 +201,11 @@ func printKeys(w io.Writer, ks []accounts.KeyInfo) error {
 // ensureDevAccount creates an account with a key when the store has none,
 // and prints the key: the `make run` first-start experience.
 func ensureDevAccount(ctx context.Context, c *config.Config, plan string, out io.Writer) error {
+	// Checked here, not by the store: its "unknown plan" named neither
+	// the setting nor the plans there are.
+	if err := knownPlan(c, plan); err != nil {
+		return fmt.Errorf("--dev-plan (MDPRESS_DEV_PLAN): %w", err)
+	}
 	st, err := openStore(ctx, c)
 	if err != nil {
 		return err

@@ -135,11 +135,19 @@ func (g *globals) load(cmd *cobra.Command) (*config.Config, error) {
 
 // openStore opens the account store the config names.
 func openStore(ctx context.Context, c *config.Config) (accounts.Store, error) {
-	dsn := c.Accounts.DSN
-	if c.Accounts.Driver == accounts.DriverSQLite && dsn == "" {
-		dsn = filepath.Join(c.DataDir, "mdpress.db")
+	if err := c.ValidateAccounts(); err != nil {
+		return nil, err
 	}
-	return accounts.Open(ctx, c.Accounts.Driver, dsn, c.StagePlans())
+	return accounts.Open(ctx, c.Accounts.Driver, accountsDSN(c), c.StagePlans())
+}
+
+// accountsDSN is the store's DSN, the SQLite file in the data dir by
+// default, as the auth and meter plugins resolve it.
+func accountsDSN(c *config.Config) string {
+	if c.Accounts.Driver == accounts.DriverSQLite && c.Accounts.DSN == "" {
+		return filepath.Join(c.DataDir, "mdpress.db")
+	}
+	return c.Accounts.DSN
 }
 
 // resolveRender turns render.plugin "auto" into render-chrome when a
@@ -200,6 +208,12 @@ func specs(c *config.Config, stages ...string) ([]supervisor.Spec, error) {
 	plugins := c.StagePlugins()
 	out := make([]supervisor.Spec, 0, len(stages))
 	for _, s := range stages {
+		// The key check and the meter open the account store.
+		if s == stage.NameAuth || s == stage.NameMeter {
+			if err := c.ValidateAccounts(); err != nil {
+				return nil, err
+			}
+		}
 		name := plugins[s]
 		block, err := c.PluginConfig(name)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/mdpress/mdpress/core/accounts"
 	"github.com/mdpress/mdpress/host/api"
 	"github.com/mdpress/mdpress/host/config"
 	"github.com/mdpress/mdpress/host/metrics"
@@ -59,6 +60,10 @@ func newServe(g *globals) *cobra.Command {
 			if err := c.Validate(); err != nil {
 				return err
 			}
+			// Before the port opens and any plugin starts.
+			if err := c.ValidateAccounts(); err != nil {
+				return err
+			}
 			resolveRender(c, log)
 			if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
 				return fmt.Errorf("data dir: %w", err)
@@ -68,7 +73,7 @@ func newServe(g *globals) *cobra.Command {
 			// becomes the one bound, which hosted URLs and hints name.
 			ln, err := net.Listen("tcp", c.Server.Addr)
 			if err != nil {
-				return err
+				return listenError(c.Server.Addr, err)
 			}
 			defer ln.Close()
 			if _, port, _ := net.SplitHostPort(c.Server.Addr); port == "0" {
@@ -109,7 +114,10 @@ func newServe(g *globals) *cobra.Command {
 				return err
 			}
 			defer sup.Stop()
-			log.Info("plugins ready", "took", time.Since(start).Round(time.Millisecond), "render", c.Render.Plugin, "sink", c.Sink.Plugin, "accounts", c.Accounts.Driver)
+			log.Info("plugins ready", "took", time.Since(start).Round(time.Millisecond), "render", c.Render.Plugin, "sink", c.Sink.Plugin,
+				// Where the accounts live: a DSN or a data dir set somewhere
+				// unexpected (the environment, a flag) is seen at once.
+				"accounts", accounts.Where(c.Accounts.Driver, accountsDSN(c)))
 
 			opts := api.Options{
 				PublicURL: c.PublicURL(), MaxBodyBytes: c.Server.MaxBodyBytes, MaxHostedBytes: c.Sink.MaxFileBytes,
@@ -205,6 +213,18 @@ func newServe(g *globals) *cobra.Command {
 	f.StringVar(&devPlan, "dev-plan", "pro", "plan of the development account (env MDPRESS_DEV_PLAN)")
 	f.StringVar(&debugAddr, "debug-addr", "", "serve Go's /debug/pprof profiles on this address, kept on loopback (env MDPRESS_DEBUG_ADDR)")
 	return cmd
+}
+
+// listenError says, beside the system's reason, where the address came
+// from and how to pick another: `make run` on a machine where 8080 is
+// taken ended on "bind: address already in use" alone.
+func listenError(addr string, err error) error {
+	hint := "set another HOST:PORT"
+	if errors.Is(err, syscall.EADDRINUSE) {
+		hint = "another process listens there: stop it, or listen elsewhere"
+	}
+	return fmt.Errorf("listen on %q (server.addr, --addr, %s): %w\n%s with --addr HOST:PORT or %s (make run: %s=127.0.0.1:8081 make run)",
+		addr, config.Env.Addr, err, hint, config.Env.Addr, config.Env.Addr)
 }
 
 func pluginMetrics(sup *supervisor.Supervisor) metrics.PluginSource {

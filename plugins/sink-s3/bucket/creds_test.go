@@ -2,10 +2,15 @@ package bucket
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/mdpress/mdpress/sdk/plugintest/s3test"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -56,9 +61,66 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
-func TestHealthMissingBucket(t *testing.T) {
-	s := configure(t, s3Config(t, map[string]any{"createBucket": false}))
-	if err := s.Health(context.Background()); stage.CodeOf(err) != stage.CodeUnavailable {
-		t.Fatalf("health of a missing bucket: %v", err)
+// TestHealthSaysWhatToChange: a bucket that does not answer fails
+// health, and its message, the line `mdpress serve` exits with, names the
+// bucket and the endpoint and says what to change: "bucket unavailable"
+// alone left the operator to dig the cause out of the plugin's log.
+func TestHealthSaysWhatToChange(t *testing.T) {
+	base := s3Config(t, nil)
+	configure(t, base) // creates the bucket
+	tests := []struct {
+		name string
+		cfg  map[string]any
+		want []string
+	}{
+		{"missing bucket", map[string]any{"bucket": s3test.Bucket(t) + "-missing"},
+			[]string{"-missing", base["endpoint"].(string), "does not exist", "createBucket: true"}},
+		{"wrong keys", map[string]any{"accessKeyID": "wrong", "secretAccessKey": "wrong"},
+			[]string{base["bucket"].(string), "refused the keys of plugins.sink-s3.accessKeyID"}},
+		{"no keys anywhere", map[string]any{"accessKeyID": "", "secretAccessKey": ""},
+			[]string{base["bucket"].(string), "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"}},
+	}
+	// The SDK's default chain reads the process's environment and files:
+	// with nothing there, and no instance role to ask, it finds no keys.
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := maps.Clone(base)
+			cfg["createBucket"] = false
+			maps.Copy(cfg, tt.cfg)
+			err := configure(t, cfg).Health(context.Background())
+			wantCode(t, err, stage.CodeUnavailable)
+			msg := stage.SafeMessage(err)
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("health message %q: want %q in it", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCreateBucketSaysWhy: with createBucket, a bucket that cannot be made
+// stops Configure with the server's reason, not only the bucket's name.
+func TestCreateBucketSaysWhy(t *testing.T) {
+	cfg := s3Config(t, map[string]any{"accessKeyID": "wrong", "secretAccessKey": "wrong"})
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(testLogger(t), WithGetenv(noEnv))
+	defer s.Close()
+	_, err = s.Configure(context.Background(), &stage.ConfigureRequest{Config: raw})
+	wantCode(t, err, stage.CodeUnavailable)
+	msg := stage.SafeMessage(err)
+	for _, w := range []string{cfg["bucket"].(string), cfg["endpoint"].(string), "CreateBucket", "StatusCode"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("configure message %q: want %q in it", msg, w)
+		}
 	}
 }

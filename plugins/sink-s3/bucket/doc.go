@@ -12,6 +12,24 @@
 // Objects stored before owner-digest carry the owner in clear (owner);
 // they are served, swept and deleted as the others, and are not rewritten.
 //
+// # Configuration
+//
+// The keys of plugins.sink-s3 in the host's config:
+//
+//	bucket         the bucket's name (required)
+//	region         default us-east-1
+//	endpoint       empty for AWS; the URL of any other S3 (MinIO, versitygw, R2)
+//	usePathStyle   true: http://host/bucket/key rather than http://bucket.host/key
+//	               (MinIO and versitygw behind a host name need it)
+//	createBucket   true: create the bucket at start when it is missing
+//	               (false: a missing bucket stops mdpress serve, saying so)
+//	prefix         key prefix of the objects, such as "hosted/"
+//	delivery       presign (default) or proxy, see Delivery
+//	partSizeMB     multipart part size, 5 to 5120 (default 8)
+//	sweepInterval  how often expired objects are deleted (default 1h; 0: off)
+//	accessKeyID, secretAccessKey
+//	               keys, when not in the environment (see Credentials)
+//
 // # Delivery
 //
 // With delivery "presign" Store returns a presigned GET URL, valid for what

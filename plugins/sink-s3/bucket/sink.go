@@ -42,6 +42,7 @@ type state struct {
 	expiries *expiryCache
 	stop     context.CancelFunc
 	done     chan struct{} // closed when the sweeper has returned
+	creds    string        // where the keys come from, for Health's message
 }
 
 // Option changes a Sink built by New.
@@ -76,7 +77,7 @@ func (s *Sink) Configure(ctx context.Context, req *stage.ConfigureRequest) (*sta
 	if err != nil {
 		return nil, err
 	}
-	client, err := s.newClient(ctx, cfg)
+	client, creds, err := s.newClient(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +95,7 @@ func (s *Sink) Configure(ctx context.Context, req *stage.ConfigureRequest) (*sta
 		expiries: newExpiryCache(),
 		stop:     stop,
 		done:     make(chan struct{}),
+		creds:    creds,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -108,21 +110,25 @@ func (s *Sink) Configure(ctx context.Context, req *stage.ConfigureRequest) (*sta
 	return &stage.ConfigureResponse{Info: stage.Info{Name: "sink-s3", Version: Version}}, nil
 }
 
-func (s *Sink) newClient(ctx context.Context, cfg Config) (*s3.Client, error) {
+// newClient returns the S3 client and where its keys come from.
+func (s *Sink) newClient(ctx context.Context, cfg Config) (*s3.Client, string, error) {
 	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(cfg.Region)}
 	// Secrets belong in the environment: keys there win over the config's,
 	// and the SDK's default chain reads them itself.
 	envKeys := s.getenv("AWS_ACCESS_KEY_ID") != "" && s.getenv("AWS_SECRET_ACCESS_KEY") != ""
+	creds := credsChain
 	if envKeys {
 		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
 			s.getenv("AWS_ACCESS_KEY_ID"), s.getenv("AWS_SECRET_ACCESS_KEY"), s.getenv("AWS_SESSION_TOKEN"))))
+		creds = credsEnv
 	} else if cfg.AccessKeyID != "" {
 		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
 			cfg.AccessKeyID, cfg.SecretAccessKey, "")))
+		creds = credsConfig
 	}
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, stage.Wrap(stage.CodeInvalid, err, "sink-s3 config: cannot load AWS settings")
+		return nil, "", stage.Wrap(stage.CodeInvalid, err, "sink-s3 config: cannot load AWS settings")
 	}
 	return s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		if cfg.Endpoint != "" {
@@ -136,7 +142,7 @@ func (s *Sink) newClient(ctx context.Context, cfg Config) (*s3.Client, error) {
 		if s.httpClient != nil {
 			o.HTTPClient = s.httpClient
 		}
-	}), nil
+	}), creds, nil
 }
 
 // ensureBucket creates the bucket unless it exists; for development setups.
@@ -153,19 +159,24 @@ func ensureBucket(ctx context.Context, client *s3.Client, cfg Config) error {
 	_, err := client.CreateBucket(ctx, in)
 	var owned *types.BucketAlreadyOwnedByYou
 	if err != nil && !errors.As(err, &owned) {
-		return stage.Wrap(stage.CodeUnavailable, err, fmt.Sprintf("sink-s3: cannot create bucket %s", cfg.Bucket))
+		// The cause is the operator's only clue (wrong keys, an endpoint
+		// that does not answer): it does not cross the process boundary.
+		return stage.Wrap(stage.CodeUnavailable, err, fmt.Sprintf("sink-s3: cannot create bucket %q at %s: %v", cfg.Bucket, cfg.endpointName(), err))
 	}
 	return nil
 }
 
 // Health checks that the bucket answers with the configured credentials.
+// Its message is the line `mdpress serve` exits with when the bucket is
+// wrong at start (the cause crosses no process boundary), so it says
+// which bucket, where, and what to change (see problem).
 func (s *Sink) Health(ctx context.Context) error {
 	st := s.cur.Load()
 	if st == nil {
 		return stage.Errorf(stage.CodeUnavailable, "sink-s3 is not configured")
 	}
 	if _, err := st.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &st.cfg.Bucket}); err != nil {
-		return stage.Wrap(stage.CodeUnavailable, err, "bucket unavailable")
+		return stage.Wrap(stage.CodeUnavailable, err, st.problem(ctx, err))
 	}
 	return nil
 }

@@ -1,0 +1,64 @@
+package bucket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+)
+
+// Where the S3 client's keys come from (Sink.newClient).
+const (
+	credsEnv    = "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY from the environment"
+	credsConfig = "plugins.sink-s3.accessKeyID and secretAccessKey"
+	credsChain  = "the AWS SDK's default chain (no keys in the environment or the config)"
+)
+
+// problem turns a failed HeadBucket into what the operator reads: "bucket
+// unavailable" alone left them to find the cause in the plugin's log, and
+// the fix (createBucket, the keys) in the source.
+func (st *state) problem(ctx context.Context, err error) string {
+	where := fmt.Sprintf("bucket %q at %s", st.cfg.Bucket, st.cfg.endpointName())
+	var resp *awshttp.ResponseError
+	if !errors.As(err, &resp) {
+		// No answer: the keys could not be had, or the endpoint not reached.
+		msg := fmt.Sprintf("%s unavailable: %v", where, err)
+		if st.creds == credsChain {
+			msg += "; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in mdpress's environment"
+		}
+		return msg
+	}
+	code := resp.HTTPStatusCode()
+	// An answer to HEAD has no body, so no error code: a 404 is a missing
+	// bucket on AWS, and an unknown access key on versitygw. A listing's
+	// answer says which.
+	var api smithy.APIError
+	if _, lerr := st.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: &st.cfg.Bucket, MaxKeys: new(int32(1))}); errors.As(lerr, &api) {
+		switch api.ErrorCode() {
+		case "NoSuchBucket":
+			code = http.StatusNotFound
+		case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "XAdminUserNotFound", "InvalidToken", "ExpiredToken":
+			code = http.StatusForbidden
+		}
+	}
+	switch code {
+	case http.StatusNotFound:
+		return where + " does not exist: create it, or set plugins.sink-s3.createBucket: true to have sink-s3 create it at start"
+	case http.StatusForbidden, http.StatusUnauthorized:
+		return fmt.Sprintf("%s refused the keys of %s: check them, and that they may read and write the bucket", where, st.creds)
+	default:
+		return fmt.Sprintf("%s unavailable: %v", where, err)
+	}
+}
+
+// endpointName is the endpoint as the config says it, or AWS's region.
+func (c Config) endpointName() string {
+	if c.Endpoint != "" {
+		return c.Endpoint
+	}
+	return "AWS " + c.Region
+}
