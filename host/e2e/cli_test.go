@@ -125,6 +125,22 @@ func TestRenderPipes(t *testing.T) {
 	}
 }
 
+// TestRenderEnvValueRefused: a style value from the environment that is
+// not one is refused with the variable named, where the operator set it.
+func TestRenderEnvValueRefused(t *testing.T) {
+	for _, env := range []string{"MDPRESS_NUMBERING=bottom", "MDPRESS_THEME=dark", "MDPRESS_PAGE_SIZE=A11"} {
+		cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", "-", "--backend", "fpdf",
+			"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", t.TempDir())
+		cmd.Env = append(cleanEnv(), env)
+		cmd.Stdin = strings.NewReader("# x\n")
+		out, err := cmd.CombinedOutput()
+		name, value, _ := strings.Cut(env, "=")
+		if err == nil || !strings.Contains(string(out), name) || !strings.Contains(string(out), value) {
+			t.Errorf("%s: err %v, output %q; want a failure naming %s and %q", env, err, out, name, value)
+		}
+	}
+}
+
 // startServe starts serve on a port the system picks, with the backend
 // given and a data dir of its own, its log in logs.
 func startServe(t *testing.T, backend string) (*exec.Cmd, *syncBuffer) {

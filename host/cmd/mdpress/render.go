@@ -50,13 +50,13 @@ func newRender(g *globals) *cobra.Command {
 			}
 			page, ok := papers.LookupFold(pageSize)
 			if !ok {
-				return fmt.Errorf("--page-size %q: want one of %s", pageSize, strings.Join(papers.Names(), ", "))
+				return fmt.Errorf("--page-size (or MDPRESS_PAGE_SIZE) %q: want one of %s", pageSize, strings.Join(papers.Names(), ", "))
 			}
 			if !contains(request.Themes, theme) {
-				return fmt.Errorf("--theme %q: want one of %s", theme, strings.Join(request.Themes, ", "))
+				return fmt.Errorf("--theme (or MDPRESS_THEME) %q: want one of %s", theme, strings.Join(request.Themes, ", "))
 			}
 			if !contains(request.Numberings, numbering) {
-				return fmt.Errorf("--numbering %q: want one of %s", numbering, strings.Join(request.Numberings, ", "))
+				return fmt.Errorf("--numbering (or MDPRESS_NUMBERING) %q: want one of %s", numbering, strings.Join(request.Numberings, ", "))
 			}
 			switch {
 			case out == "" && in == "-":
