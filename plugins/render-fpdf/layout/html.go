@@ -250,7 +250,7 @@ func (in *inliner) startTag(t *token, st *style) {
 		in.atoms = append(in.atoms, atom{kind: aBreak, st: st})
 		return
 	case "img":
-		in.image(t.attr("src"), t.attr("alt"), st)
+		in.image(t.attr("src"), t.attr("alt"), t.attr("width"), st)
 		return
 	case "a":
 		cur := in.html.apply(e, st)
