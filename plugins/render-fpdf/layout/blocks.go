@@ -102,12 +102,16 @@ func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	}
 	e.depth++
 	defer func() { e.depth-- }()
+	if n.Kind != stage.KindHTMLBlock && n.Kind != stage.KindFootnotes {
+		e.closeP() // every Markdown block is an HTML block element
+	}
 	switch n.Kind {
 	case stage.KindParagraph:
 		e.paragraph(n.Children)
 	case stage.KindHeading:
 		e.heading(n, rest)
 	case stage.KindBlockquote:
+		defer e.blockScope()()
 		e.blockquote(n)
 	case stage.KindList:
 		e.list(n)
@@ -124,6 +128,7 @@ func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	default:
 		// Footnotes outside their list, stray list items, kinds this backend
 		// does not know: their content still counts.
+		defer e.blockScope()()
 		e.blocks(n.Children)
 	}
 }
@@ -146,7 +151,7 @@ func (e *engine) paragraph(ns []*stage.Node) {
 		}
 		return
 	}
-	e.flow(atoms, st, alignLeft)
+	e.flow(atoms, st, e.align())
 	e.addGap(e.paraGap())
 }
 
@@ -238,7 +243,7 @@ func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
 			e.anchor(n.Attr("id"), top)
 			e.bookmark(level, strings.Join(strings.Fields(plainText(n)), " "), top)
 		}
-		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, alignLeft)
+		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, e.align())
 	}
 	if e.headingRule(level) {
 		y := e.y + size*0.25
@@ -436,7 +441,9 @@ func (e *engine) footnoteSection() {
 			d := e.indent(indent)
 			e.markers = append(e.markers, marker{text: label, st: st, right: e.x0 - st.size*0.4,
 				anchors: []string{footnoteAnchor(index), fn.Attr("id")}})
+			end := e.blockScope()
 			e.blocks(fn.Children)
+			end()
 			e.flushMarkers()
 			e.x0 -= d
 			e.addGap(e.th.gap * 0.5)

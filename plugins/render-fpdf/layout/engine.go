@@ -132,6 +132,11 @@ type engine struct {
 	maxItems   int
 	atoms      int // made for the block being laid out
 	maxAtoms   int
+
+	// blockOpen are the raw HTML block elements open, across HTML blocks;
+	// end tags close those from blockBase up (see blockScope).
+	blockOpen []blockOpen
+	blockBase int
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {

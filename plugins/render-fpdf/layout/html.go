@@ -250,7 +250,7 @@ func (in *inliner) startTag(t *token, st *style) {
 		in.atoms = append(in.atoms, atom{kind: aBreak, st: st})
 		return
 	case "img":
-		in.image(t.attr("src"), t.attr("alt"), st)
+		in.image(t.attr("src"), t.attr("alt"), t.attr("width"), st)
 		return
 	case "a":
 		cur := in.html.apply(e, st)
@@ -345,15 +345,16 @@ func (e *engine) droppedTag(name string) {
 }
 
 // htmlBlock lays out a block of raw HTML: its text in paragraphs split at
-// block elements, styled by the supported inline elements.
+// block elements, styled by the supported inline elements. The block
+// elements it leaves open stay open on the engine (see blockOpen): a
+// README opens <div align="center"> in one HTML block and closes it in a
+// later one, with Markdown between.
 func (e *engine) htmlBlock(src string) {
 	st := e.baseStyle()
 	in := &inliner{e: e}
-	al := alignLeft
-	var aligns []align
 	flush := func() {
 		if visible(in.atoms) {
-			e.flow(in.atoms, st, al)
+			e.flow(in.atoms, st, e.align())
 			e.addGap(e.paraGap())
 		} else {
 			for _, a := range in.atoms {
@@ -403,20 +404,7 @@ func (e *engine) htmlBlock(src string) {
 					return
 				}
 				if !void[t.name] && !t.selfClosing {
-					next := al
-					switch strings.ToLower(t.attr("align")) {
-					case "center":
-						next = alignCenter
-					case "right":
-						next = alignRight
-					case "left":
-						next = alignLeft
-					}
-					if t.name == "center" {
-						next = alignCenter
-					}
-					aligns = append(aligns, al)
-					al = next
+					e.openBlock(t)
 				}
 			}
 			if in.html.skip == "" && (t.name == "td" || t.name == "th") {
@@ -428,9 +416,7 @@ func (e *engine) htmlBlock(src string) {
 			in.endTag(t.name)
 			if !skipping && blockTags[t.name] {
 				flush()
-				if n := len(aligns); n > 0 {
-					al, aligns = aligns[n-1], aligns[:n-1]
-				}
+				e.closeBlock(t.name)
 			}
 		}
 	})
@@ -438,6 +424,77 @@ func (e *engine) htmlBlock(src string) {
 		e.preBlock(pre.String())
 	}
 	flush()
+}
+
+// blockOpen is a block element of raw HTML not yet closed, and the
+// alignment of what is laid out inside it.
+type blockOpen struct {
+	name string
+	al   align
+}
+
+// align is the alignment the open HTML block elements give the text and
+// block images laid out now.
+func (e *engine) align() align {
+	if n := len(e.blockOpen); n > 0 {
+		return e.blockOpen[n-1].al
+	}
+	return alignLeft
+}
+
+// openBlock opens a block element: align="center|right|left" and <center>
+// set its alignment, else it inherits the one around it. Past maxDepth
+// open elements a new one is not counted (it inherits), which bounds what
+// a document of start tags alone holds.
+func (e *engine) openBlock(t *token) {
+	e.closeP()
+	al := e.align()
+	switch strings.ToLower(strings.TrimSpace(t.attr("align"))) {
+	case "center":
+		al = alignCenter
+	case "right":
+		al = alignRight
+	case "left":
+		al = alignLeft
+	}
+	if t.name == "center" {
+		al = alignCenter
+	}
+	if len(e.blockOpen) < maxDepth {
+		e.blockOpen = append(e.blockOpen, blockOpen{name: t.name, al: al})
+	}
+}
+
+// closeP closes an open <p> before a block element starts, as a browser
+// does: <p align="center"> then a blank line and a Markdown paragraph
+// (its own <p>) leaves that paragraph aligned left in Chromium.
+func (e *engine) closeP() {
+	if n := len(e.blockOpen); n > e.blockBase && e.blockOpen[n-1].name == "p" {
+		e.blockOpen = e.blockOpen[:n-1]
+	}
+}
+
+// closeBlock closes the innermost open element of that name in the
+// current container and those opened inside it, as a browser's end tag
+// does; an end tag with nothing of its name open is ignored.
+func (e *engine) closeBlock(name string) {
+	for i := len(e.blockOpen) - 1; i >= e.blockBase; i-- {
+		if e.blockOpen[i].name == name {
+			e.blockOpen = e.blockOpen[:i]
+			return
+		}
+	}
+}
+
+// blockScope confines the HTML block elements opened inside a container
+// (a quote, a list item, a footnote) to it: they end with it, as a
+// browser ends them at the container's end tag, and end tags inside it do
+// not close those opened around it, whose alignment still applies. It
+// returns the function that ends the scope.
+func (e *engine) blockScope() func() {
+	base, n := e.blockBase, len(e.blockOpen)
+	e.blockBase = n
+	return func() { e.blockOpen, e.blockBase = e.blockOpen[:n], base }
 }
 
 // preBlock lays out the text of a <pre> element as a code block. Like a

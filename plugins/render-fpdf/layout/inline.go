@@ -2,6 +2,7 @@ package layout
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -62,7 +63,7 @@ func (in *inliner) node(n *stage.Node, st *style) {
 	case stage.KindLink:
 		in.nodes(n.Children, e.linkStyle(st, n.Attr("href")))
 	case stage.KindImage:
-		in.image(n.Attr("src"), imageAlt(n), st)
+		in.image(n.Attr("src"), imageAlt(n), "", st)
 	case stage.KindRawHTML:
 		in.rawHTML(n.Text, st)
 	case stage.KindFootnoteRef:
@@ -125,8 +126,8 @@ func imageAlt(n *stage.Node) string {
 // image appends an image from a data: URI, sized to the page: small ones
 // sit in the line, larger ones become blocks of their own. Anything else
 // (remote, file:, broken data) is shown as its alt text; nothing is ever
-// fetched or read from disk.
-func (in *inliner) image(src, alt string, st *style) {
+// fetched or read from disk. width is an <img>'s width attribute, or "".
+func (in *inliner) image(src, alt, width string, st *style) {
 	e := in.e
 	st = in.html.apply(e, st)
 	ref, ok := e.loadImage(src)
@@ -142,6 +143,19 @@ func (in *inliner) image(src, alt string, st *style) {
 		return
 	}
 	w, h := float64(ref.w)*0.75, float64(ref.h)*0.75 // CSS pixels at 96 dpi
+	if v, percent, ok := htmlLength(width); ok {
+		// The width attribute, as the Chromium backend's themes honour it
+		// (img { height: auto }): the height follows the image's aspect,
+		// whatever the height attribute says.
+		cw := v * 0.75
+		if percent {
+			cw = v / 100 * (e.x1 - e.x0)
+		}
+		if cw <= 0 {
+			return // a browser draws nothing, and shows no alt text
+		}
+		w, h = cw, cw*h/w
+	}
 	// Leave room above a page-sized image for the heading that often
 	// introduces it.
 	maxW, maxH := e.x1-e.x0, (e.bottom-e.top)*0.85
@@ -153,4 +167,26 @@ func (in *inliner) image(src, alt string, st *style) {
 		kind = aImage
 	}
 	in.atoms = append(in.atoms, atom{kind: kind, img: ref.index, w: w, imgH: h, st: st})
+}
+
+// htmlLength parses an HTML length attribute (width="120", "120px",
+// "50%") as browsers do: leading digits with an optional fraction, in
+// pixels, or a percentage when a '%' follows; the rest is ignored.
+func htmlLength(s string) (v float64, percent, ok bool) {
+	s = strings.TrimLeft(s, " \t\n\f\r")
+	digits := func(i int) int {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	i := digits(0)
+	if i < len(s) && s[i] == '.' {
+		i = digits(i + 1)
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, false, false
+	}
+	return v, strings.HasPrefix(s[i:], "%"), true
 }

@@ -53,7 +53,9 @@ func (e *engine) list(n *stage.Node) {
 			m.text = bullets[(e.listDepth-1)%len(bullets)]
 		}
 		e.markers = append(e.markers, m)
+		end := e.blockScope()
 		e.blocks(item.Children)
+		end()
 		e.flushMarkers()
 		e.x0 -= d
 		e.addGap(gap)
