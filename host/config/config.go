@@ -75,6 +75,9 @@ type Server struct {
 	// converting, and the PDFs being written out with them; 0: the API's
 	// default (see api.Options).
 	MaxHeldBodyBytes int64 `yaml:"maxHeldBodyBytes"`
+	// MaxConnections bounds the client connections open at once; 0:
+	// api.DefaultMaxConnections, lowered to fit the file descriptor limit.
+	MaxConnections int `yaml:"maxConnections"`
 }
 
 type Accounts struct {
@@ -325,6 +328,7 @@ func (c *Config) Validate() error {
 		limitOf("server.maxConcurrentPerKey", c.Server.MaxConcurrentPerKey),
 		limitOf("server.queue", c.Server.Queue),
 		limitOf("server.maxHeldBodyBytes", c.Server.MaxHeldBodyBytes),
+		limitOf("server.maxConnections", c.Server.MaxConnections),
 		limitOf("auth.timeout", c.Auth.Timeout),
 		limitOf("meter.timeout", c.Meter.Timeout),
 		limitOf("parse.timeout", c.Parse.Timeout),
