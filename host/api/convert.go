@@ -42,7 +42,7 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
 	defer cancel()
-	release, err := s.admit.enter(ctx, principal.KeyID)
+	release, err := s.admit.enter(ctx, principal.KeyID, principal.UserID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -124,7 +124,7 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *held
 	}
 	ctx, cancel := context.WithTimeout(keyOK, s.opt.RequestTimeout)
 	defer cancel()
-	release, err := s.admit.enter(ctx, hint.keyID)
+	release, err := s.admit.enter(ctx, hint.keyID, hint.userID)
 	if err != nil {
 		if _, ok := await(); ok {
 			s.fail(w, r, err)

@@ -34,8 +34,9 @@ type recentKeys struct {
 type recentKey struct {
 	until     time.Time
 	keyID     string
-	perMin    int64 // the plan's rate limit
-	watermark bool  // the plan's watermark
+	userID    string // the key's account, whose share of the queue it takes
+	perMin    int64  // the plan's rate limit
+	watermark bool   // the plan's watermark
 }
 
 func newRecentKeys(now func() time.Time) *recentKeys {
@@ -74,7 +75,7 @@ func (k *recentKeys) add(token string, p stage.Principal, began time.Time) {
 			clear(k.m) // all fresh: the hints are only an optimisation
 		}
 	}
-	k.m[h] = recentKey{until: now.Add(recentTTL), keyID: p.KeyID, perMin: p.Plan.RateLimitPerMin, watermark: p.Plan.Watermark}
+	k.m[h] = recentKey{until: now.Add(recentTTL), keyID: p.KeyID, userID: p.UserID, perMin: p.Plan.RateLimitPerMin, watermark: p.Plan.Watermark}
 }
 
 // forget drops token's hint after its check failed, and keeps the time so

@@ -79,6 +79,9 @@ type Server struct {
 	// TrustedProxies are addresses or CIDR blocks of the reverse proxies
 	// and load balancers in front of the host; see TrustedProxyPrefixes.
 	TrustedProxies []string `yaml:"trustedProxies"`
+	// MaxConnections bounds the client connections open at once; 0:
+	// api.DefaultMaxConnections, lowered to fit the file descriptor limit.
+	MaxConnections int `yaml:"maxConnections"`
 }
 
 // TrustedProxyPrefixes is server.trustedProxies as address blocks, a lone
@@ -356,6 +359,7 @@ func (c *Config) Validate() error {
 		limitOf("server.maxConcurrentPerKey", c.Server.MaxConcurrentPerKey),
 		limitOf("server.queue", c.Server.Queue),
 		limitOf("server.maxHeldBodyBytes", c.Server.MaxHeldBodyBytes),
+		limitOf("server.maxConnections", c.Server.MaxConnections),
 		limitOf("auth.timeout", c.Auth.Timeout),
 		limitOf("meter.timeout", c.Meter.Timeout),
 		limitOf("parse.timeout", c.Parse.Timeout),

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -166,5 +168,70 @@ func TestAdmissionOneKeyCannotHoldEveryTab(t *testing.T) {
 		if o := <-hogs; o.status == 200 {
 			t.Errorf("the slow document printed: want it to time out")
 		}
+	}
+}
+
+// TestAdmissionOneAccountCannotFillQueue: an account of an unlimited plan
+// that keeps sending kept the shared queue full, so that every other
+// account's conversion that had to wait for a slot was answered 429 for as
+// long as it kept sending. Now the other account takes a place of the
+// hog's, which is refused instead (429 with Retry-After).
+func TestAdmissionOneAccountCannotFillQueue(t *testing.T) {
+	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) {
+		c.Server.MaxConcurrent, c.Server.Queue = 1, 8
+	}))
+	hogID, hog := h.account("pro", 100000)
+	// A second key of the same account: its requests count against the
+	// same share.
+	var k struct {
+		APIKey string `json:"apiKey"`
+	}
+	if err := json.Unmarshal(h.mdpress("accounts", "keys", "create", "--json", hogID), &k); err != nil || k.APIKey == "" {
+		t.Fatalf("second key: %v", err)
+	}
+	_, other := h.account("pro", 100)
+	heavy := map[string]string{"markdown": strings.Repeat("## Heading\n\nA paragraph of text that takes some laying out.\n\n", 1500)}
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	client := burstClient()
+	defer client.CloseIdleConnections()
+	var wg sync.WaitGroup
+	var hogStatus sync.Map
+	for i := range 24 { // three times the queue, sending without pause
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := []string{hog, k.APIKey}[i%2]
+			for ctx.Err() == nil {
+				o := call(ctx, client, h.URL, key, heavy, nil)
+				if o.err == nil {
+					n, _ := hogStatus.LoadOrStore(o.status, new(atomic.Int64))
+					n.(*atomic.Int64).Add(1)
+				}
+			}
+		}()
+	}
+	defer wg.Wait()
+	defer stop()
+	time.Sleep(time.Second) // the queue is full of the hog's requests
+	got := map[int]int{}
+	for range 10 {
+		o := call(context.Background(), client, h.URL, other, map[string]string{"markdown": "# Small"}, nil)
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		got[o.status]++
+		time.Sleep(100 * time.Millisecond)
+	}
+	refused := int64(0)
+	if n, ok := hogStatus.Load(429); ok {
+		refused = n.(*atomic.Int64).Load()
+	}
+	if refused == 0 {
+		t.Fatal("the hog was never refused: the queue was not full, the test proves nothing")
+	}
+	if got[200] != 10 {
+		t.Fatalf("the other account's conversions beside a full queue: %v, want 10 x 200", got)
 	}
 }

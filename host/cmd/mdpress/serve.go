@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -153,8 +154,10 @@ func newServe(g *globals) *cobra.Command {
 			// that each refunds its reservation while the meter still runs.
 			reqCtx, cutRequests := context.WithCancelCause(context.WithoutCancel(ctx))
 			defer cutRequests(nil)
+			conns := api.NewConnLimit(maxConnections(c.Server.MaxConnections, log))
 			srv := &http.Server{
 				Handler:           handler,
+				ConnState:         conns.ConnState,
 				BaseContext:       func(net.Listener) context.Context { return reqCtx },
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       time.Minute,
@@ -169,7 +172,7 @@ func newServe(g *globals) *cobra.Command {
 			go sup.Run(runCtx)
 
 			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
+			go func() { errc <- srv.Serve(conns.Listener(ln)) }()
 			log.Info("serving", "addr", ln.Addr().String(), "publicURL", c.PublicURL(), "dataDir", c.DataDir)
 			select {
 			case err := <-errc:
@@ -225,6 +228,33 @@ func listenError(addr string, err error) error {
 	}
 	return fmt.Errorf("listen on %q (server.addr, --addr, %s): %w\n%s with --addr HOST:PORT or %s (make run: %s=127.0.0.1:8081 make run)",
 		addr, config.Env.Addr, err, hint, config.Env.Addr, config.Env.Addr)
+}
+
+// maxConnections is the bound of open client connections: configured,
+// or api.DefaultMaxConnections, but never more than the file descriptor
+// limit leaves once the host's own descriptors (plugins, logs, the
+// database's and the sink's connections) have room: past it the server
+// stops accepting, and the bound is there to keep it accepting.
+func maxConnections(configured int, log *slog.Logger) int {
+	n := configured
+	if n == 0 {
+		n = api.DefaultMaxConnections
+	}
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > math.MaxInt32 {
+		return n
+	}
+	room := int(rl.Cur) - max(64, int(rl.Cur)/8)
+	if n > room {
+		level := slog.LevelInfo
+		if configured != 0 {
+			level = slog.LevelWarn
+		}
+		log.Log(context.Background(), level, "server.maxConnections lowered to fit the open-file limit (ulimit -n)",
+			"configured", configured, "maxConnections", max(room, 1), "openFiles", rl.Cur)
+		n = max(room, 1)
+	}
+	return n
 }
 
 func pluginMetrics(sup *supervisor.Supervisor) metrics.PluginSource {
