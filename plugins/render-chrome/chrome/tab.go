@@ -84,6 +84,13 @@ func (t *tab) setup(g *gate) error {
 			return fmt.Errorf("disable scripts: %w", err)
 		}
 	}
+	// Print media for every later document of this tab, so that what is
+	// measured before printing (fitTables) is laid out by the rules that
+	// print.
+	if _, err := cdp.Call(t.ctx, t.target, emulation.SetEmulatedMedia,
+		emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+		return fmt.Errorf("emulate print media: %w", err)
+	}
 	// Subscribe before enabling, so that no paused request goes unanswered.
 	paused := cdp.Events(t.ctx, t.target, fetch.RequestPaused)
 	go g.serve(t.ctx, t.target, t.frame, paused, &t.pending)
@@ -130,6 +137,9 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxP
 	t.images, err = checkImages(tree.FrameTree)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := t.fitTables(ctx, size); err != nil {
+		return nil, fmt.Errorf("fit tables: %w", err)
 	}
 	pdf, err := printPDF(ctx, t.target, printParams(size, maxPages), maxBytes)
 	if errors.Is(err, errPDFTooLarge) {
