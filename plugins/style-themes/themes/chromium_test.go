@@ -160,6 +160,18 @@ func pageNumberX(t *testing.T, pdf []byte, n int, page stage.PageSize, bottom fl
 	return -1
 }
 
+// pdfText is the text of every page of pdf.
+func pdfText(t *testing.T, pdf []byte) string {
+	t.Helper()
+	cmd := exec.Command("pdftotext", "-", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(out)
+}
+
 func pdfPageSize(t *testing.T, pdf []byte) (w, h float64, pages int) {
 	t.Helper()
 	cmd := exec.Command("pdfinfo", "-")
@@ -237,6 +249,20 @@ func TestChromiumPrint(t *testing.T) {
 				html := fmt.Sprintf(`<p style="font-size: 48pt"><%s>😀 😂 🙂</%s></p>`, tag, tag)
 				if n := yellowish(rasterize(t, doc(theme, html, a5, stage.NumberingNone, ""))[0]); n < 70 {
 					t.Errorf("%s, in <%s>: %d yellow pixels in three emoticons, want colour emoji (about 85)", theme, tag, n)
+				}
+			}
+		}
+	})
+
+	// A PDF cannot be clicked open: a closed <details> printed only its
+	// summary, and render-fpdf prints the whole element.
+	t.Run("details printed open", func(t *testing.T) {
+		html := "<details>\n<summary>Install steps</summary>\n<p>Run the hiddenword installer.</p>\n</details>\n<p>After.</p>"
+		for _, theme := range []string{"modern", "basic"} {
+			text := pdfText(t, doc(theme, html, a5, stage.NumberingNone, ""))
+			for _, want := range []string{"Install steps", "hiddenword", "After."} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s: the PDF lacks %q:\n%s", theme, want, text)
 				}
 			}
 		}

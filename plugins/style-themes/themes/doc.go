@@ -11,7 +11,8 @@
 // cannot drift apart.
 //
 // The document's CSS comes in this order: the theme inside the cascade
-// layer "mdpress-theme", the page rules (@page size and margins, page
+// layer "mdpress-theme" (after rules every theme gets: a <details> prints
+// open), the page rules (@page size and margins, page
 // number margin boxes), then every <style> element of the body, moved to
 // the end of <head> in the order the author wrote them. User CSS thus wins
 // twice over: it comes last, and unlayered rules beat layered ones

@@ -169,6 +169,7 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 	b.WriteString(html.EscapeString(title))
 	b.WriteString("</title>\n<style id=\"mdpress-theme\">\n@layer mdpress-theme {\n")
 	writeVars(&b, fit)
+	b.WriteString(printCSS)
 	b.WriteString(t.css)
 	b.WriteString("\n}\n</style>\n<style id=\"mdpress-page\">\n")
 	writePageCSS(&b, fit, page, numbering)
@@ -188,6 +189,13 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 	b.WriteString("\n</main>\n</body>\n</html>\n")
 	return &stage.StyleResponse{HTML: b.String(), Tokens: fit.Tokens}, nil
 }
+
+// printCSS is written ahead of every theme's stylesheet, an operator's
+// too. A closed <details> shows only its summary, and a PDF cannot be
+// clicked open: what a reader on GitHub unfolds would be missing from the
+// page, and render-fpdf, which reads no CSS, prints it. Inside the theme's
+// layer, so a document's own CSS can still hide it.
+const printCSS = "details::details-content { content-visibility: visible; }\n"
 
 // maxPagePt is the largest page side PDF allows (200 in).
 const maxPagePt = 14400
