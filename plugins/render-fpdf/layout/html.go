@@ -2,6 +2,8 @@ package layout
 
 import (
 	"html"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -18,7 +20,10 @@ import (
 //	a                   href makes a link; name or id an anchor
 //	br                  line break
 //	img                 data: URI images, otherwise the alt text
+//	q                   its text in quotation marks
 //	p div h1-h6 li ...  block boundaries (h1-h6 also bold and sized)
+//	ul ol li            indented lists, each item with its bullet or number
+//	                    (in HTML blocks)
 //	hr                  thematic break (in HTML blocks)
 //	pre                 a code block, its lines and spaces kept (in HTML blocks)
 //	script style ...    dropped with their content
@@ -234,7 +239,7 @@ func (in *inliner) rawHTML(src string, st *style) {
 		case tokStart:
 			in.startTag(t, st)
 		case tokEnd:
-			in.endTag(t.name)
+			in.endTag(t.name, st)
 		}
 	})
 }
@@ -286,6 +291,10 @@ func (in *inliner) startTag(t *token, st *style) {
 		if ok {
 			effect = func(s *style) { s.color = c }
 		}
+	case "q":
+		// A browser quotes a <q>'s text, the words a reader sees;
+		// one inside another takes single quotes.
+		in.text(quoteMarks[in.quoteDepth()%2][0], st)
 	case "h1", "h2", "h3", "h4", "h5", "h6":
 		size := e.th.headingSizes[name[1]-'1'] * e.scale
 		effect = func(s *style) { s.bold, s.size, s.color, s.family = true, size, e.th.headingColor, e.th.heading }
@@ -308,7 +317,7 @@ func (in *inliner) startTag(t *token, st *style) {
 	}
 }
 
-func (in *inliner) endTag(name string) {
+func (in *inliner) endTag(name string, st *style) {
 	if in.html.skip != "" {
 		if name == in.html.skip {
 			in.html.skip = ""
@@ -317,10 +326,33 @@ func (in *inliner) endTag(name string) {
 	}
 	for i := len(in.html.open) - 1; i >= 0; i-- {
 		if in.html.open[i].name == name {
+			// Elements closed with it (a <q> left open inside) close
+			// their quotes first, innermost first, as a browser's do.
+			for j := len(in.html.open) - 1; j >= i; j-- {
+				if in.html.open[j].name == "q" {
+					in.html.open = in.html.open[:j]
+					in.text(quoteMarks[in.quoteDepth()%2][1], st)
+				}
+			}
 			in.html.open = in.html.open[:i]
 			return
 		}
 	}
+}
+
+// quoteMarks are the marks a <q> is quoted with, by depth: the default of
+// Chromium's style sheet for English.
+var quoteMarks = [2][2]string{{"\u201c", "\u201d"}, {"\u2018", "\u2019"}}
+
+// quoteDepth is the number of <q> elements open.
+func (in *inliner) quoteDepth() int {
+	n := 0
+	for _, t := range in.html.open {
+		if t.name == "q" {
+			n++
+		}
+	}
+	return n
 }
 
 // cssColor finds the color property in an inline style attribute.
@@ -413,7 +445,7 @@ func (e *engine) htmlBlock(src string) {
 			in.startTag(t, st)
 		case tokEnd:
 			skipping := in.html.skip != ""
-			in.endTag(t.name)
+			in.endTag(t.name, st)
 			if !skipping && blockTags[t.name] {
 				flush()
 				e.closeBlock(t.name)
@@ -431,6 +463,11 @@ func (e *engine) htmlBlock(src string) {
 type blockOpen struct {
 	name string
 	al   align
+	// indent is how far a <ul> or <ol> moved the column's left edge in,
+	// given back when it closes; next is the number of an <ol>'s next
+	// item.
+	indent float64
+	next   int
 }
 
 // align is the alignment the open HTML block elements give the text and
@@ -460,9 +497,62 @@ func (e *engine) openBlock(t *token) {
 	if t.name == "center" {
 		al = alignCenter
 	}
-	if len(e.blockOpen) < maxDepth {
-		e.blockOpen = append(e.blockOpen, blockOpen{name: t.name, al: al})
+	if t.name == "li" {
+		e.htmlItem()
 	}
+	if len(e.blockOpen) < maxDepth {
+		b := blockOpen{name: t.name, al: al}
+		if t.name == "ul" || t.name == "ol" {
+			st := e.baseStyle()
+			b.indent = e.indent(st.size * 1.5)
+			b.next = 1
+			if n, err := strconv.Atoi(strings.TrimSpace(t.attr("start"))); err == nil && n >= 0 && n < 1e9 {
+				b.next = n
+			}
+		}
+		e.blockOpen = append(e.blockOpen, b)
+	}
+}
+
+// htmlItem gives an <li> of raw HTML its bullet or number, as a browser
+// does: GitHub READMEs write lists in HTML inside <details>, tables and
+// centred headers, and an <ol>'s items printed without their numbers.
+// An item outside any list gets a bullet, as in a browser.
+func (e *engine) htmlItem() {
+	st := e.baseStyle()
+	m := marker{st: st, right: e.x0 - st.size*0.45}
+	// An item that placed nothing keeps its marker on a line of its own;
+	// the marker of an outer item waits for this item's first line, where
+	// a browser draws both.
+	if n := len(e.markers); n > 0 && math.Abs(e.markers[n-1].right-m.right) < eps {
+		e.flushMarkers()
+	}
+	depth := e.listDepth
+	var list *blockOpen
+	for i := len(e.blockOpen) - 1; i >= e.blockBase; i-- {
+		if n := e.blockOpen[i].name; n == "ul" || n == "ol" {
+			if list == nil {
+				list = &e.blockOpen[i]
+			}
+			depth++
+		}
+	}
+	if list != nil && list.name == "ol" {
+		m.text = strconv.Itoa(list.next) + "."
+		list.next++
+	} else {
+		m.text = bullets[max(depth-1, 0)%len(bullets)]
+	}
+	e.markers = append(e.markers, m)
+}
+
+// popBlocks closes the open block elements from i up, giving back the
+// indentation of the lists among them.
+func (e *engine) popBlocks(i int) {
+	for j := len(e.blockOpen) - 1; j >= i; j-- {
+		e.x0 -= e.blockOpen[j].indent
+	}
+	e.blockOpen = e.blockOpen[:i]
 }
 
 // closeP closes an open <p> before a block element starts, as a browser
@@ -480,7 +570,7 @@ func (e *engine) closeP() {
 func (e *engine) closeBlock(name string) {
 	for i := len(e.blockOpen) - 1; i >= e.blockBase; i-- {
 		if e.blockOpen[i].name == name {
-			e.blockOpen = e.blockOpen[:i]
+			e.popBlocks(i)
 			return
 		}
 	}
@@ -494,7 +584,7 @@ func (e *engine) closeBlock(name string) {
 func (e *engine) blockScope() func() {
 	base, n := e.blockBase, len(e.blockOpen)
 	e.blockBase = n
-	return func() { e.blockOpen, e.blockBase = e.blockOpen[:n], base }
+	return func() { e.popBlocks(n); e.blockBase = base }
 }
 
 // preBlock lays out the text of a <pre> element as a code block. Like a

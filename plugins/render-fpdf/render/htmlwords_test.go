@@ -1,0 +1,59 @@
+package render
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestHTMLListsAndQuotes: the words Chromium prints for raw HTML that are
+// not in its text, an <ol>'s item numbers, a <ul>'s bullets and a <q>'s
+// quotation marks, are printed here too, in the same places.
+func TestHTMLListsAndQuotes(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	for _, tc := range []struct {
+		name, md, want string
+	}{
+		{"ol", "<ol>\n<li>First</li>\n<li>Second</li>\n</ol>\n\nAfter\n",
+			"1. First 2. Second After"},
+		{"ol start", "<ol start=\"7\"><li>Seventh</li><li>Eighth</li></ol>\n",
+			"7. Seventh 8. Eighth"},
+		{"ul nested", "<ul>\n<li>Outer\n<ul><li>Inner</li></ul>\n</li>\n<li>Next</li>\n</ul>\n",
+			"• Outer ◦ Inner • Next"},
+		// The list opens in one HTML block and closes in a later one,
+		// with Markdown between, as READMEs write them.
+		{"across blocks", "<ol>\n<li>\n\n**Bold** item\n\n</li>\n<li>\n\nPlain item\n\n</li>\n</ol>\n\nAfter\n",
+			"1. Bold item 2. Plain item After"},
+		{"inside a Markdown list", "- Item\n  <ol><li>Nested</li></ol>\n- Next\n",
+			"• Item 1. Nested • Next"},
+		{"q", "She said <q>hello <q>there</q> friend</q> twice.\n",
+			"She said “hello ‘there’ friend” twice."},
+		{"q left open", "A <b><q>quoted</b> word.\n",
+			"A “quoted” word."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: markdownDoc(t, tc.md), tokens: modernTokens, numbering: "none"})
+			got := strings.Join(strings.Fields(readingText(t, resp.PDF)), " ")
+			if got != tc.want {
+				t.Errorf("printed %q, want %q", got, tc.want)
+			}
+		})
+	}
+
+	// Items are indented as a list's are, and a closed list gives the
+	// column back.
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, "Before\n\n<ul><li>Item</li></ul>\n\nAfter\n"), tokens: modernTokens, numbering: "none"})
+	x := map[string]float64{}
+	for _, p := range pdfBoxes(t, resp.PDF) {
+		for _, w := range p.Words {
+			x[w.Text] = w.X0
+		}
+	}
+	if x["Item"] <= x["Before"]+5 {
+		t.Errorf("the item starts at x %.1f, not indented from %.1f", x["Item"], x["Before"])
+	}
+	if math.Abs(x["After"]-x["Before"]) > 0.5 {
+		t.Errorf("after the list, text starts at x %.1f, want %.1f", x["After"], x["Before"])
+	}
+}
