@@ -138,6 +138,11 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxP
 	if err != nil {
 		return nil, err
 	}
+	// Markers first: a list widened for its numbers narrows the tables
+	// in it.
+	if _, err := t.fitMarkers(ctx); err != nil {
+		return nil, fmt.Errorf("fit markers: %w", err)
+	}
 	if _, err := t.fitTables(ctx, size); err != nil {
 		return nil, fmt.Errorf("fit tables: %w", err)
 	}
