@@ -237,7 +237,7 @@ func TestSoakMemory(t *testing.T) {
 		return out
 	}
 	s := r.Stats()
-	t.Logf("%d renders in %v (%.1f/s); every %d renders, browser PSS %v MiB (%+.1f%%), summed RSS %v MiB (%+.1f%%); tabs recycled %d, launches %d",
+	t.Logf("%d renders in %v (%.1f/s); every %d renders, browser PSS %v MiB (%+.1f%%), the memory bound's figure %v MiB (%+.1f%%); tabs recycled %d, launches %d",
 		total, took.Round(time.Millisecond), total/took.Seconds(), step,
 		mib(pss), 100*float64(pss[len(pss)-1]-pss[0])/float64(pss[0]),
 		mib(rss), 100*float64(rss[len(rss)-1]-rss[0])/float64(rss[0]), s.TabsRecycled, s.Launches)

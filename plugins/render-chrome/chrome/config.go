@@ -25,7 +25,7 @@ type Config struct {
 	// RecycleAfter replaces a tab after this many renders.
 	RecycleAfter int `json:"recycleAfter"`
 	// MaxBrowserMemoryMB restarts the browser when its processes' resident
-	// memory passes it, checked before and after renders (at most every
+	// anonymous and shared memory (file pages left out) passes it, checked before and after renders (at most every
 	// 2 s). Default 1536; a browser idles at ~200 MB, and hostile documents
 	// have held gigabytes that would otherwise stay until the next restart.
 	MaxBrowserMemoryMB int `json:"maxBrowserMemoryMB"`

@@ -207,9 +207,18 @@ func (p *process) kill() {
 	_ = os.RemoveAll(p.dataDir)
 }
 
-// rss returns the resident memory of every process in the group, in bytes.
-// Shared pages count once per process, so it overstates what the group
-// costs; it is a bound, and it is cheap.
+// rss returns the resident memory of every process in the group, in bytes:
+// its anonymous and shared-memory pages, not its file-backed ones. Every
+// Chromium process maps the same ~200 MB binary, so the resident total
+// (statm) counted those pages once per process: an idle browser of ten
+// processes read ~1 GB where it costs ~250 MB (PSS), and under ordinary
+// load the 1.5 GB bound restarted it every minute. File pages are page
+// cache, shared and reclaimable; what a document grows is anonymous
+// memory (the heap, images) and shared memory (tiles, IPC buffers).
+// Shared memory still counts once per process that maps it, so it is a
+// bound, not a measure; /proc/PID/status is as cheap to read as statm,
+// where PSS (smaps_rollup) walks every page table, too slow for the
+// watchdog's 150 ms.
 func (p *process) rss() (int64, error) {
 	return groupRSS(p.pgid)
 }
@@ -222,7 +231,6 @@ func groupRSS(pgid int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	page := int64(os.Getpagesize())
 	var total int64
 	for _, e := range entries {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
@@ -232,18 +240,33 @@ func groupRSS(pgid int) (int64, error) {
 		if err != nil || statPgrp(stat) != pgid {
 			continue
 		}
-		statm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "statm"))
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
 		if err != nil {
 			continue
 		}
-		f := bytes.Fields(statm)
-		if len(f) < 2 {
-			continue
-		}
-		pages, _ := strconv.ParseInt(string(f[1]), 10, 64)
-		total += pages * page
+		total += statusKB(status, "RssAnon:") << 10
+		total += statusKB(status, "RssShmem:") << 10
 	}
 	return total, nil
+}
+
+// statusKB returns the kB figure of a /proc/PID/status line ("RssAnon:
+// 1234 kB"), or 0 when the line is missing (a zombie has none).
+func statusKB(status []byte, key string) int64 {
+	i := bytes.Index(status, []byte("\n"+key))
+	if i < 0 {
+		return 0
+	}
+	line := status[i+1+len(key):]
+	if end := bytes.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	f := bytes.Fields(line)
+	if len(f) == 0 {
+		return 0
+	}
+	kb, _ := strconv.ParseInt(string(f[0]), 10, 64)
+	return kb
 }
 
 // statField returns field i of /proc/PID/stat counted after the command
