@@ -28,6 +28,7 @@ type tableRow struct {
 // borders and a shaded header row that is repeated on every page the table
 // continues on. A row taller than a page is split between lines.
 func (e *engine) table(n *stage.Node) {
+	defer e.ltr()()
 	rows := e.tableRows(n)
 	if len(rows) == 0 {
 		return
