@@ -88,10 +88,13 @@ func renderList(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.W
 		tag = "ol"
 	}
 	if !entering {
-		_, _ = w.WriteString("</" + tag + ">\n")
+		_, _ = w.WriteString("</")
+		_, _ = w.WriteString(tag)
+		_, _ = w.WriteString(">\n")
 		return ast.WalkContinue, nil
 	}
-	_, _ = w.WriteString("<" + tag)
+	_ = w.WriteByte('<')
+	_, _ = w.WriteString(tag)
 	if n.IsOrdered() && n.Start != 1 {
 		_, _ = fmt.Fprintf(w, " start=\"%d\"", n.Start)
 	}

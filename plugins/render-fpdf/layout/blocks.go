@@ -141,7 +141,8 @@ func (e *engine) paraGap() float64 {
 }
 
 func (e *engine) paragraph(ns []*stage.Node) {
-	defer e.ownDirection(ns)()
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.ownDirection(ns)
 	st := e.baseStyle()
 	atoms := e.inlines(ns, st)
 	if !visible(atoms) {
@@ -231,7 +232,8 @@ func (e *engine) headingRule(level int) bool { return e.th.headingRule && level 
 func (e *engine) headingGap(level int) float64 { return e.th.gap * (1.2 + 0.1*float64(6-level)) }
 
 func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
-	defer e.ownDirection(n.Children)()
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.ownDirection(n.Children)
 	lines, level, h := e.headingLines(n)
 	size := e.th.headingSizes[level-1] * e.scale
 	e.addGap(e.headingGap(level))
@@ -355,7 +357,9 @@ func (e *engine) codePad() float64 { return e.th.codeSize * 0.7 }
 // between characters; the block breaks across pages between lines, each
 // page's part shaded on its own.
 func (e *engine) codeBlock(code string) {
-	defer e.ltr()()
+	// Left to right whatever the container: see the README's Characters.
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.rtl = false
 	code = strings.TrimSuffix(code, "\n")
 	st := &style{family: e.th.mono, size: e.th.codeSize * e.scale, color: e.th.codeText}
 	pad := e.codePad()
@@ -392,7 +396,8 @@ func (e *engine) codeBlock(code string) {
 }
 
 func (e *engine) blockquote(n *stage.Node) {
-	defer e.container(n.Children)()
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.container(n.Children)
 	bar := math.Max(2, e.th.size*0.25)
 	x := e.x0
 	if e.rtl { // the bar is on the side the lines start from

@@ -66,33 +66,26 @@ func strongOf(s string) bidiClass {
 	return bN
 }
 
+// The setters below are paired with a deferred restore of the fields they
+// change, rather than returning a closure to defer, which would cost an
+// allocation per paragraph.
+
 // ownDirection sets the direction of a block that decides its own (a
-// paragraph or heading outside lists and quotes) from ns, and returns the
-// function that restores the one before.
-func (e *engine) ownDirection(ns []*stage.Node) func() {
-	rtl := e.rtl
+// paragraph or heading outside lists and quotes) from ns.
+func (e *engine) ownDirection(ns []*stage.Node) {
 	if !e.inherit {
 		e.rtl = firstStrong(ns) == bR
 	}
-	return func() { e.rtl = rtl }
 }
 
 // container sets the direction of a list or quote from its content, which
-// then follows it, and returns the function that restores the one before.
-func (e *engine) container(ns []*stage.Node) func() {
-	rtl, inherit := e.rtl, e.inherit
+// then follows it.
+func (e *engine) container(ns []*stage.Node) {
 	e.rtl, e.inherit = firstStrong(ns) == bR, true
-	return func() { e.rtl, e.inherit = rtl, inherit }
 }
 
-// ltr lays out what follows left to right whatever the container (code
-// blocks and tables, whose HTML this backend does not mirror), and returns
-// the function that restores the direction.
-func (e *engine) ltr() func() {
-	rtl := e.rtl
-	e.rtl = false
-	return func() { e.rtl = rtl }
-}
+// restoreDirection gives back the direction saved before a block.
+func (e *engine) restoreDirection(rtl, inherit bool) { e.rtl, e.inherit = rtl, inherit }
 
 // indentStart narrows the column by d on the side a line starts from: the
 // left, or the right in right-to-left text. It returns what was applied.

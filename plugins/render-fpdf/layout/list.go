@@ -26,7 +26,8 @@ type marker struct {
 var bullets = []string{"•", "◦", "▪"}
 
 func (e *engine) list(n *stage.Node) {
-	defer e.container(n.Children)()
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.container(n.Children)
 	ordered := n.Attr("ordered") == "true"
 	start := 1
 	if s, err := strconv.Atoi(n.Attr("start")); err == nil && s >= 0 && s < 1e9 {
