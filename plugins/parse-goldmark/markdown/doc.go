@@ -7,6 +7,14 @@
 // Raw HTML is part of the product: it passes through untouched here, and
 // the render stage is what keeps it safe.
 //
+// As GitHub renders Markdown, the HTML's paragraphs, headings and lists
+// carry dir="auto", so that a block whose first strong character is Hebrew
+// or Arabic reads right to left and is right-aligned, and quotes carry it
+// too, so that their bar is beside their text. Paragraphs and headings
+// directly inside a list item or quote follow their container instead
+// (dir.go says why). The tree carries no direction: render-fpdf applies
+// the same rules to it.
+//
 // Hostile input is bounded in four places. Before parsing, lines that open
 // more than 64 block containers (">", "-", "1.", "[^note]:") or are indented
 // deeper than 128 columns are defused, because goldmark's block

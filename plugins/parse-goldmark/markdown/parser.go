@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -54,7 +55,8 @@ func New(log *slog.Logger) *Parser {
 				parser.WithAutoHeadingID(),
 				parser.WithASTTransformers(util.Prioritized(taskClasses{}, 1000)),
 			),
-			goldmark.WithRendererOptions(html.WithUnsafe()),
+			goldmark.WithRendererOptions(html.WithUnsafe(),
+				renderer.WithNodeRenderers(util.Prioritized(dirAuto{}, 100))),
 		),
 	}
 	cfg := DefaultConfig()

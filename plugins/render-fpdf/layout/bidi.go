@@ -11,14 +11,16 @@ import (
 // Hebrew and Arabic written in logical order came out mirrored: each word
 // spelt backwards, and readers (pdftotext too) read it so. A line is put
 // into display order here, by the parts of the Unicode bidirectional
-// algorithm (UAX #9) that apply to a left-to-right paragraph without
-// explicit embeddings, as the Chromium backend shows unmarked Markdown:
-// runs of right-to-left text and the numbers inside them are reversed,
-// neutrals between two right-to-left runs join them, and marks stay on the
-// letter they belong to.
+// algorithm (UAX #9) that apply to a paragraph without explicit
+// embeddings, left to right or right to left as its first strong
+// character makes it (direction.go), as the Chromium backend shows
+// Markdown: runs of right-to-left text and the numbers inside them are
+// reversed, neutrals between two runs of one direction join them, others
+// take the paragraph's, and marks stay on the letter they belong to.
 
-// Resolved bidi levels: 0 left to right, 1 right to left, 2 a number
-// inside right-to-left text.
+// Resolved bidi levels: in a left-to-right paragraph 0 left to right, 1
+// right to left, 2 a number inside right-to-left text; in a right-to-left
+// one 1 right to left, 2 left to right and numbers.
 type bidiClass uint8
 
 const (
@@ -72,11 +74,12 @@ func isMark(r rune) bool {
 	return p.Class() == bidi.NSM
 }
 
-// levels resolves the embedding level of each class in a left-to-right
-// paragraph (rules W1-W7, N0-N2, I1 of UAX #9). cls holds the classes of
-// the line's characters with marks already given their base's class (W1);
-// pairs the bracket pairs, as indexes of the opening and closing one.
-func levels(cls []bidiClass, pairs [][2]int) []uint8 {
+// levels resolves the embedding level of each class in a paragraph whose
+// direction is para, bL or bR (rules W1-W7, N0-N2, I1-I2 of UAX #9). cls
+// holds the classes of the line's characters with marks already given
+// their base's class (W1); pairs the bracket pairs, as indexes of the
+// opening and closing one.
+func levels(cls []bidiClass, pairs [][2]int, para bidiClass) []uint8 {
 	n := len(cls)
 	// W2: a European number after Arabic letters is an Arabic number; the
 	// class table has folded AL into R, so that distinction is dropped:
@@ -106,8 +109,9 @@ func levels(cls []bidiClass, pairs [][2]int) []uint8 {
 		i = j - 1
 	}
 	// W6: remaining separators and terminators are neutral. W7: a European
-	// number whose last strong letter is left to right (or none) is too.
-	strong := bL
+	// number whose last strong letter is left to right (or none in a
+	// left-to-right paragraph) is too.
+	strong := para
 	for i, c := range cls {
 		switch c {
 		case bCS, bES, bET:
@@ -120,29 +124,38 @@ func levels(cls []bidiClass, pairs [][2]int) []uint8 {
 			}
 		}
 	}
-	// N0: a bracket pair takes the direction of what it encloses, left to
-	// right if it holds any left-to-right letter, else right to left if it
-	// holds right-to-left text and follows it, so "(...)" around a Hebrew
-	// word is mirrored as a pair rather than half.
+	// N0: a bracket pair takes the paragraph's direction if it encloses
+	// text of that direction, else the other one if it encloses that and
+	// follows it, so "(...)" around a Hebrew word is mirrored as a pair
+	// rather than half.
 	for _, p := range pairs {
 		hasL, hasR := false, false
 		for _, c := range cls[p[0]+1 : p[1]] {
 			hasL = hasL || c == bL
 			hasR = hasR || c == bR || c == bEN || c == bAN
 		}
+		other, hasPara, hasOther := bR, hasL, hasR
+		if para == bR {
+			other, hasPara, hasOther = bL, hasR, hasL
+		}
 		dir := bN
 		switch {
-		case hasL:
-			dir = bL
-		case hasR:
-			dir = bL
+		case hasPara:
+			dir = para
+		case hasOther:
+			dir = para
+			before := para
 			for k := p[0] - 1; k >= 0; k-- {
 				if c := cls[k]; c != bN {
-					if c != bL {
-						dir = bR
+					before = bR
+					if c == bL {
+						before = bL
 					}
 					break
 				}
+			}
+			if before == other {
+				dir = other
 			}
 		}
 		if dir != bN {
@@ -150,7 +163,8 @@ func levels(cls []bidiClass, pairs [][2]int) []uint8 {
 		}
 	}
 	// N1/N2: neutrals between two runs of one direction take it (numbers
-	// count as right to left), others the paragraph's, left to right.
+	// count as right to left), others the paragraph's; the line's ends
+	// count as the paragraph's direction.
 	for i := 0; i < n; i++ {
 		if cls[i] != bN {
 			continue
@@ -159,29 +173,35 @@ func levels(cls []bidiClass, pairs [][2]int) []uint8 {
 		for j < n && cls[j] == bN {
 			j++
 		}
-		before, after := bL, bL
-		if i > 0 && cls[i-1] != bL {
-			before = bR
+		before, after := para, para
+		if i > 0 {
+			before = bL
+			if cls[i-1] != bL {
+				before = bR
+			}
 		}
-		if j < n && cls[j] != bL {
-			after = bR
+		if j < n {
+			after = bL
+			if cls[j] != bL {
+				after = bR
+			}
 		}
-		dir := bL
-		if before == bR && after == bR {
-			dir = bR
+		dir := para
+		if before == after {
+			dir = before
 		}
 		for k := i; k < j; k++ {
 			cls[k] = dir
 		}
 		i = j - 1
 	}
-	// I1.
+	// I1 and I2.
 	lv := make([]uint8, n)
 	for i, c := range cls {
-		switch c {
-		case bR:
+		switch {
+		case c == bR:
 			lv[i] = 1
-		case bEN, bAN:
+		case c == bEN || c == bAN || para == bR:
 			lv[i] = 2
 		}
 	}
@@ -189,11 +209,14 @@ func levels(cls []bidiClass, pairs [][2]int) []uint8 {
 }
 
 // visual returns the atoms of a line in display order with their x
-// offsets, or nil when the line holds no right-to-left text and its order
-// is already the display order.
+// offsets, or nil when the line is left to right, holds no right-to-left
+// text, and its order is already the display order.
 func (e *engine) visual(atoms []atom) ([]atom, []float64) {
-	rtl := false
-	for i := range atoms {
+	rtl, para := e.rtl, bL
+	if rtl {
+		para = bR
+	}
+	for i := 0; i < len(atoms) && !rtl; i++ {
 		if atoms[i].kind == aText && hasRTL(atoms[i].text) {
 			rtl = true
 			break
@@ -226,7 +249,7 @@ func (e *engine) visual(atoms []atom) ([]atom, []float64) {
 			cls = append(cls, c)
 		}
 	}
-	lv := levels(cls, bracketPairs(atoms, chars))
+	lv := levels(cls, bracketPairs(atoms, chars), para)
 
 	// Pieces: an atom's characters of one level.
 	type piece struct {

@@ -141,6 +141,8 @@ func (e *engine) paraGap() float64 {
 }
 
 func (e *engine) paragraph(ns []*stage.Node) {
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.ownDirection(ns)
 	st := e.baseStyle()
 	atoms := e.inlines(ns, st)
 	if !visible(atoms) {
@@ -194,7 +196,7 @@ func (e *engine) blockImage(a atom, al align) {
 	top := e.place(a.imgH)
 	e.drawMarkers(top + e.fonts.Face(e.doc.Body).Ascent*e.th.size)
 	x := e.x0
-	switch free := math.Max(e.x1-e.x0-a.w, 0); al {
+	switch free := math.Max(e.x1-e.x0-a.w, 0); e.lineAlign(al) {
 	case alignCenter:
 		x += free / 2
 	case alignRight:
@@ -230,6 +232,8 @@ func (e *engine) headingRule(level int) bool { return e.th.headingRule && level 
 func (e *engine) headingGap(level int) float64 { return e.th.gap * (1.2 + 0.1*float64(6-level)) }
 
 func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.ownDirection(n.Children)
 	lines, level, h := e.headingLines(n)
 	size := e.th.headingSizes[level-1] * e.scale
 	e.addGap(e.headingGap(level))
@@ -353,6 +357,9 @@ func (e *engine) codePad() float64 { return e.th.codeSize * 0.7 }
 // between characters; the block breaks across pages between lines, each
 // page's part shaded on its own.
 func (e *engine) codeBlock(code string) {
+	// Left to right whatever the container: see the README's Characters.
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.rtl = false
 	code = strings.TrimSuffix(code, "\n")
 	st := &style{family: e.th.mono, size: e.th.codeSize * e.scale, color: e.th.codeText}
 	pad := e.codePad()
@@ -389,16 +396,21 @@ func (e *engine) codeBlock(code string) {
 }
 
 func (e *engine) blockquote(n *stage.Node) {
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.container(n.Children)
 	bar := math.Max(2, e.th.size*0.25)
 	x := e.x0
-	d := e.indent(bar + e.th.size)
+	if e.rtl { // the bar is on the side the lines start from
+		x = e.x1 - bar
+	}
+	d := e.indentStart(bar + e.th.size)
 	color := e.color
 	e.color = e.th.muted
 	t := e.track()
 	e.blocks(n.Children)
 	e.untrack()
 	e.color = color
-	e.x0 -= d
+	e.outdentStart(d)
 	if d > 0 {
 		for _, s := range t.segs {
 			p := e.doc.Pages[s.page]

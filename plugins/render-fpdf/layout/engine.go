@@ -114,6 +114,8 @@ type engine struct {
 	depth     int
 	listDepth int
 	tight     bool
+	rtl       bool    // the text is right to left (see direction.go)
+	inherit   bool    // blocks follow the direction of their list or quote
 	color     RGB     // text colour of the current container
 	scale     float64 // text size factor of the current container
 

@@ -476,7 +476,7 @@ func (e *engine) align() align {
 	if n := len(e.blockOpen); n > 0 {
 		return e.blockOpen[n-1].al
 	}
-	return alignLeft
+	return alignStart
 }
 
 // openBlock opens a block element: align="center|right|left" and <center>

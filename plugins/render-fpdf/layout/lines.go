@@ -21,7 +21,9 @@ func (l *line) baseline() float64 { return (l.h-l.asc-l.desc)/2 + l.asc }
 type align uint8
 
 const (
-	alignLeft align = iota
+	// alignStart is the left, or the right in right-to-left text.
+	alignStart align = iota
+	alignLeft
 	alignCenter
 	alignRight
 )
@@ -182,7 +184,7 @@ func (e *engine) measure(l *line, strut *style) {
 
 // emitLine draws a line whose top is at y, within [x0, x0+width].
 func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
-	switch al {
+	switch e.lineAlign(al) {
 	case alignCenter:
 		x0 += math.Max(0, (width-l.w)/2)
 	case alignRight:

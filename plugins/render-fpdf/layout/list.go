@@ -10,9 +10,13 @@ import (
 // marker is a list item's bullet, number or check box, drawn beside the
 // first line its item places, whatever kind of block that line belongs to.
 type marker struct {
-	text     string
-	st       *style
-	right    float64 // the marker's right edge
+	text  string
+	st    *style
+	right float64 // the marker's right edge
+	// left is the marker's left edge when rtl: a right-to-left item has its
+	// marker on its right.
+	left     float64
+	rtl      bool
 	checkbox bool
 	checked  bool
 	anchors  []string // named at the marker's line
@@ -22,6 +26,8 @@ type marker struct {
 var bullets = []string{"•", "◦", "▪"}
 
 func (e *engine) list(n *stage.Node) {
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.container(n.Children)
 	ordered := n.Attr("ordered") == "true"
 	start := 1
 	if s, err := strconv.Atoi(n.Attr("start")); err == nil && s >= 0 && s < 1e9 {
@@ -42,11 +48,14 @@ func (e *engine) list(n *stage.Node) {
 	}
 	for i, item := range n.Children {
 		e.tick()
-		d := e.indent(indent)
-		m := marker{st: st, right: e.x0 - st.size*0.45}
+		d := e.indentStart(indent)
+		m := marker{st: st, right: e.x0 - st.size*0.45, left: e.x1 + st.size*0.45, rtl: e.rtl}
 		switch {
 		case item.Attr("task") == "true":
 			m.checkbox, m.checked = true, item.Attr("checked") == "true"
+		case ordered && e.rtl:
+			// Chromium shows "1." in right-to-left order: ".1".
+			m.text = "." + strconv.Itoa(start+i)
 		case ordered:
 			m.text = strconv.Itoa(start+i) + "."
 		default:
@@ -57,7 +66,7 @@ func (e *engine) list(n *stage.Node) {
 		e.blocks(item.Children)
 		end()
 		e.flushMarkers()
-		e.x0 -= d
+		e.outdentStart(d)
 		e.addGap(gap)
 	}
 	e.tight = outer
@@ -84,8 +93,11 @@ func (e *engine) drawMarkers(base float64) {
 		if len(m.text) == len(string(r)) { // a bullet: may need another face
 			face, txt = f, string(r)
 		}
-		w := e.width(txt, face, m.st.size)
-		e.text(m.right-w, base, txt, face, m.st.size, m.st.color)
+		x := m.left
+		if !m.rtl {
+			x = m.right - e.width(txt, face, m.st.size)
+		}
+		e.text(x, base, txt, face, m.st.size, m.st.color)
 	}
 	e.markers = e.markers[:0]
 }
@@ -106,6 +118,9 @@ func (e *engine) flushMarkers() {
 func (e *engine) checkbox(m marker, base float64) {
 	s := m.st.size * 0.78
 	x, y := m.right-s, base-s+m.st.size*0.06
+	if m.rtl {
+		x = m.left
+	}
 	if m.checked {
 		e.add(Item{Kind: Fill, X: x, Y: y, W: s, H: s, Color: e.th.link})
 		lw := math.Max(0.8, s*0.13)

@@ -28,6 +28,9 @@ type tableRow struct {
 // borders and a shaded header row that is repeated on every page the table
 // continues on. A row taller than a page is split between lines.
 func (e *engine) table(n *stage.Node) {
+	// Left to right whatever the container: see the README's Characters.
+	defer e.restoreDirection(e.rtl, e.inherit)
+	e.rtl = false
 	rows := e.tableRows(n)
 	if len(rows) == 0 {
 		return
