@@ -1,6 +1,7 @@
 // Package markdown is the parse stage built on goldmark: GitHub Flavored
 // Markdown (tables, strikethrough, task lists, autolinks) plus footnotes,
-// with automatic heading ids and raw HTML kept as written. One parse yields
+// with automatic heading ids (GitHub's: "Café crème" is #café-crème, see
+// slugs) and raw HTML kept as written. One parse yields
 // both the HTML body fragment and the backend-neutral stage.Node tree, so
 // the two never disagree.
 //

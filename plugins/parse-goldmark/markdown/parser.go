@@ -91,7 +91,7 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 		return nil, err
 	}
 	defer release()
-	doc := p.md.Parser().Parse(text.NewReader(src))
+	doc := p.md.Parser().Parse(text.NewReader(src), parser.WithContext(parser.NewContext(parser.WithIDs(newSlugs()))))
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}

@@ -144,6 +144,7 @@ var partCases = []struct {
 	{"no newline at the end", "a\n\nb", true},
 	{"autolinks", "www.example.com\n\nhttps://x.org\n\na@b.co\n", true},
 	{"task lists", "- [ ] a\n- [x] b\n\ntext\n\n- [x] c\n", true},
+	{"heading ids across parts", "# Café\n\nx\n\n# Café\n\ny\n\n# café-1\n\n# כותרת\n\nz\n\n# כותרת\n", true},
 }
 
 func TestParsePartsEquivalence(t *testing.T) {
