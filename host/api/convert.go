@@ -270,7 +270,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody,
 		return
 	}
 	held.hold(int64(len(res.PDF)))
-	logOf(r.Context()).result(res.Pages)
+	logOf(r.Context()).result(res.Pages, res.Replayed)
 	s.answer(w, r, job, res)
 	// Values, not the job and result: a retried charge holds neither the
 	// document nor the PDF for its minutes.

@@ -18,12 +18,13 @@ const requestLogKey ctxKey = 1
 // the handler and by the pipeline's observer as the request goes. With the
 // X-Request-Id a client quotes, it is how an operator finds the request.
 type requestLog struct {
-	mu     sync.Mutex
-	user   string
-	key    string
-	pages  int
-	stages []stageTime // summed by stage, in the order each first ended
-	closed bool        // written: what comes after (a charge retried later) is not added
+	mu       sync.Mutex
+	user     string
+	key      string
+	pages    int
+	replayed bool
+	stages   []stageTime // summed by stage, in the order each first ended
+	closed   bool        // written: what comes after (a charge retried later) is not added
 }
 
 type stageTime struct {
@@ -82,12 +83,12 @@ func (l *requestLog) principal(p stage.Principal) {
 	l.mu.Unlock()
 }
 
-func (l *requestLog) result(pages int) {
+func (l *requestLog) result(pages int, replayed bool) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
-	l.pages = pages
+	l.pages, l.replayed = pages, replayed
 	l.mu.Unlock()
 }
 
@@ -123,6 +124,9 @@ func (l *requestLog) write(log *slog.Logger, r *http.Request, client, id, route 
 	}
 	if l.pages > 0 {
 		attrs = append(attrs, slog.Int("pages", l.pages))
+	}
+	if l.replayed { // an idempotent retry: the first result again, not charged
+		attrs = append(attrs, slog.Bool("replayed", true))
 	}
 	if len(l.stages) > 0 {
 		// Milliseconds a stage's calls took in all: the meter's are the

@@ -44,6 +44,17 @@ func TestRequestLog(t *testing.T) {
 		t.Errorf("conversion took %v ms, its stages %v ms in all", line["ms"], sum)
 	}
 
+	// An idempotent retry says it is one: the first result again, no charge.
+	for i, want := range []any{nil, true} {
+		resp, body := h.do("POST", "/v1/pdf/markdown", key, map[string]string{"markdown": "# Again"}, map[string]string{"Idempotency-Key": "log-replay"})
+		if resp.StatusCode != 200 {
+			t.Fatalf("idempotent request %d: %d %s", i, resp.StatusCode, body)
+		}
+		if got := h.requestLine(resp.Header.Get("X-Request-Id"))["replayed"]; got != want {
+			t.Errorf("idempotent request %d: replayed=%v in its line, want %v", i, got, want)
+		}
+	}
+
 	// A key of the right form that the auth stage refuses.
 	swap := "a"
 	if strings.HasSuffix(key, "a") {
