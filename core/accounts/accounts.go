@@ -58,6 +58,13 @@ type Store interface {
 	// reservation TTL, so a host that died mid-request leaves none stuck.
 	// It returns how many it refunded.
 	ReleaseExpired(ctx context.Context) (int, error)
+	// PruneFinished deletes the committed and refunded reservations that
+	// no replay, commit or refund can ask for again (finished more than
+	// the idempotency window and the reservation TTL ago), with the
+	// results they keep: hosted files' ids among them. The ledger keeps
+	// every balance change and its reservation's id. It returns how many
+	// it deleted.
+	PruneFinished(ctx context.Context) (int, error)
 	// Ledger lists userID's balance changes, oldest first.
 	Ledger(ctx context.Context, userID string) ([]LedgerEntry, error)
 

@@ -273,6 +273,31 @@ func (s *store) ReleaseExpired(ctx context.Context) (int, error) {
 	return released, nil
 }
 
+// pruneBatch bounds the rows one statement of PruneFinished deletes, so
+// that it holds the write lock (SQLite's is the database's) for a moment
+// at a time.
+const pruneBatch = 1000
+
+func (s *store) PruneFinished(ctx context.Context) (int, error) {
+	// Past the idempotency window of its creation nothing reads a finished
+	// reservation: no replay finds it, and no commit or refund comes later
+	// than the reservation TTL.
+	cutoff := s.now().Add(-idempotencyWindow - s.opts.reservationTTL).UnixMicro()
+	pruned := 0
+	for {
+		n, err := s.db.writeOne(ctx, `DELETE FROM reservations WHERE id IN (
+			SELECT id FROM reservations WHERE state <> $1 AND finished_us < $2 LIMIT $3)`,
+			stateReserved, cutoff, pruneBatch)
+		pruned += int(n)
+		if err != nil {
+			return pruned, fmt.Errorf("prune finished reservations: %w", err)
+		}
+		if n < pruneBatch {
+			return pruned, nil
+		}
+	}
+}
+
 // committedAlready makes a second Commit a no-op. A refunded reservation
 // cannot be committed: its credits are back on the balance (the sweeper
 // released it after the TTL), so the result must not be delivered as if

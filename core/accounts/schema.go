@@ -67,6 +67,10 @@ var migrations = []migration{
 	{version: 2, stmts: []string{
 		`ALTER TABLE reservations ADD COLUMN reset_us BIGINT NOT NULL DEFAULT -1`,
 	}},
+	// The finished reservations PruneFinished deletes, oldest first.
+	{version: 3, stmts: []string{
+		`CREATE INDEX reservations_finished ON reservations (finished_us) WHERE state <> 'reserved'`,
+	}},
 }
 
 // applyMigrations brings the schema up to date inside the caller's

@@ -37,6 +37,7 @@ func TestStore(t *testing.T) {
 		{"RefundOfReservationFromBeforeResetColumn", testRefundWithoutResetColumn},
 		{"CreditBesideOpenReservations", testCreditBesideOpenReservations},
 		{"AccountWithKey", testAccountWithKey},
+		{"PruneFinished", testPruneFinished},
 	}
 	for _, b := range backends {
 		t.Run(b.driver, func(t *testing.T) {
@@ -844,5 +845,60 @@ func testAccountWithKey(t *testing.T, b backend) {
 	}
 	if len(all) != 1 {
 		t.Fatalf("%d accounts after a failed CreateAccountWithKey, want the first alone", len(all))
+	}
+}
+
+// testPruneFinished: finished reservations go once nothing can ask for them
+// again, in batches; open ones, young ones and the ledger stay.
+func testPruneFinished(t *testing.T, b backend) {
+	ctx := t.Context()
+	clk := newClock(time.Date(2026, 7, 1, 8, 0, 0, 0, time.UTC))
+	s := open(t, b, b.newDB(t), WithClock(clk.Now), WithReservationTTL(10*time.Minute))
+	a := must[Account](t)(s.CreateAccount(ctx, "pro", ptr[int64](5000)))
+	reserve := func(key string) Reservation {
+		return must[Reservation](t)(first(s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1, IdempotencyKey: key, RequestHash: "H"})))
+	}
+	// More than a batch of committed ones, a refunded one and one left open.
+	for i := range pruneBatch + 5 {
+		if err := s.Commit(ctx, reserve(fmt.Sprint("old-", i)).ID, "file-old"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Refund(ctx, reserve("refunded").ID, "render failed"); err != nil {
+		t.Fatal(err)
+	}
+	open := reserve("open")
+	ledger := len(checkLedger(t, s, a.ID))
+
+	clk.Advance(idempotencyWindow)
+	young := reserve("young")
+	if err := s.Commit(ctx, young.ID, "file-young"); err != nil {
+		t.Fatal(err)
+	}
+	if n := must[int](t)(s.PruneFinished(ctx)); n != 0 {
+		t.Fatalf("pruned %d inside the window and the TTL, want 0", n)
+	}
+	if _, replay, err := s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1, IdempotencyKey: "old-0", RequestHash: "H"}); err != nil || replay == nil {
+		t.Fatalf("replay just inside the window: %v, %v", replay, err)
+	}
+
+	clk.Advance(10*time.Minute + time.Second)
+	if n := must[int](t)(s.PruneFinished(ctx)); n != pruneBatch+5+1 {
+		t.Errorf("pruned %d, want the %d old finished ones", n, pruneBatch+5+1)
+	}
+	if n := must[int](t)(s.PruneFinished(ctx)); n != 0 {
+		t.Errorf("second prune deleted %d, want 0", n)
+	}
+	// The open one is the sweeper's to refund, and still can be; the young
+	// one still replays.
+	if n := must[int](t)(s.ReleaseExpired(ctx)); n != 1 {
+		t.Errorf("released %d, want the open reservation %s", n, open.ID)
+	}
+	if _, replay, err := s.Reserve(ctx, ReserveParams{UserID: a.ID, Credits: 1, IdempotencyKey: "young", RequestHash: "H"}); err != nil || replay == nil || replay.Result != "file-young" {
+		t.Errorf("replay of the young one: %+v, %v", replay, err)
+	}
+	entries := checkLedger(t, s, a.ID)
+	if len(entries) < ledger+2 {
+		t.Errorf("ledger of %d entries after pruning, had %d before and 2 since", len(entries), ledger)
 	}
 }

@@ -79,7 +79,8 @@ func (m *Meter) Configure(ctx context.Context, req *stage.ConfigureRequest) (*st
 }
 
 // sweep refunds expired reservations at once (a restart after a crash
-// frees what the crash left) and then every ReleaseInterval.
+// frees what the crash left) and then every ReleaseInterval, and deletes
+// the finished ones no replay can ask for.
 func (m *Meter) sweep(ctx context.Context, s *state) {
 	defer close(s.done)
 	tick := time.NewTicker(s.cfg.ReleaseInterval)
@@ -95,6 +96,19 @@ func (m *Meter) sweep(ctx context.Context, s *state) {
 			m.log.Error("release expired reservations", "err", err)
 		case n > 0:
 			m.log.Info("refunded expired reservations", "count", n, "reservationTTL", s.cfg.ReservationTTL.String())
+		}
+		// Finished reservations are kept for replays, a day, not forever:
+		// each conversion left a row, and with it its hosted file's id.
+		sctx, cancel = context.WithTimeout(ctx, sweepTimeout)
+		n, err = s.store.PruneFinished(sctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			m.log.Error("prune finished reservations", "err", err, "pruned", n)
+		case n > 0:
+			m.log.Info("pruned finished reservations past the replay window", "count", n)
 		}
 		select {
 		case <-ctx.Done():
