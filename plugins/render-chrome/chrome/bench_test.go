@@ -40,7 +40,7 @@ type bareTab struct {
 	frame  cdp.FrameID
 }
 
-func newBareBrowser(b *testing.B, tabs int) *bareBrowser {
+func newBareBrowser(b testing.TB, tabs int) *bareBrowser {
 	b.Helper()
 	path, err := findChrome("")
 	if err != nil {
