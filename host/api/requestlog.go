@@ -92,8 +92,9 @@ func (l *requestLog) result(pages int, replayed bool) {
 	l.mu.Unlock()
 }
 
-// quietRoutes are the probes, the scrape and the dashboard's files: asked
-// for all the time and by machines, they are logged at debug level only.
+// quietRoute: the probes, the scrape, the dashboard's files and a GET of
+// a path no route has (a scanner's, mostly), asked for all the time and by
+// machines, are logged at debug level only.
 func quietRoute(method, route string) bool {
 	switch route {
 	case "/healthz", "/readyz", "/metrics":
