@@ -7,7 +7,9 @@
 //   - chrome, 4 clients: end-to-end throughput vs bare chromedp with the same tab count,
 //     and vs a browser process per document
 //   - fpdf, 10 pages: end-to-end vs the layout code called in process, one client
-//     (latency, with the host's mean time per stage call) and four (throughput)
+//     (latency, with the host's mean time per stage call) and four (throughput);
+//     beside it the same layout as one call to the render-fpdf process, the
+//     ceiling of that ratio for any pipeline that renders in a plugin
 //   - a plugin hop: the cheapest stage call right after the last one, and after
 //     5 ms of other work, which is what each hop of a conversion pays; beside
 //     it the same round trips over a bare Unix socket, the machine's floor
