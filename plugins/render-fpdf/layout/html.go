@@ -3,7 +3,6 @@ package layout
 import (
 	"html"
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -56,6 +55,17 @@ func (t *token) attr(key string) string {
 		}
 	}
 	return ""
+}
+
+// has reports whether the tag carries the attribute, with or without a
+// value: <ol reversed>.
+func (t *token) has(key string) bool {
+	for _, a := range t.attrs {
+		if a.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // tokenize splits HTML into text and tags. It is forgiving the way HTML
@@ -402,6 +412,13 @@ func (e *engine) htmlBlock(src string) {
 	// content (a diagram, a command's output). Tags inside it are dropped.
 	var pre strings.Builder
 	preDepth := 0
+	// A reversed <ol> numbers its first item with its number of items,
+	// which only a look ahead finds; most HTML blocks have none to count.
+	var olItems []int
+	ols := 0
+	if containsFold(src, "reversed") {
+		olItems = countItems(src)
+	}
 	tokenize(src, func(t *token) {
 		e.tick()
 		if preDepth > 0 {
@@ -436,7 +453,14 @@ func (e *engine) htmlBlock(src string) {
 					return
 				}
 				if !void[t.name] && !t.selfClosing {
-					e.openBlock(t)
+					items := 0
+					if t.name == "ol" {
+						if ols < len(olItems) {
+							items = olItems[ols]
+						}
+						ols++
+					}
+					e.openBlock(t, items)
 				}
 			}
 			if in.html.skip == "" && (t.name == "td" || t.name == "th") {
@@ -458,6 +482,47 @@ func (e *engine) htmlBlock(src string) {
 	flush()
 }
 
+// countItems is the number of <li> each <ol> of src holds as its own
+// items (not those of a list nested in one), in the order the <ol>s open.
+// A list's items past the end of src, in a later HTML block, are not
+// counted.
+func countItems(src string) []int {
+	var counts []int
+	var open []int // per open list: its index in counts, or -1 for a <ul>
+	tokenize(src, func(t *token) {
+		switch {
+		case t.kind == tokStart && t.selfClosing:
+		case t.kind == tokStart && t.name == "ol":
+			open = append(open, len(counts))
+			counts = append(counts, 0)
+		case t.kind == tokStart && t.name == "ul":
+			open = append(open, -1)
+		case t.kind == tokStart && t.name == "li":
+			if n := len(open); n > 0 && open[n-1] >= 0 {
+				counts[open[n-1]]++
+			}
+		case t.kind == tokEnd && (t.name == "ol" || t.name == "ul"):
+			for i := len(open) - 1; i >= 0; i-- {
+				if (open[i] >= 0) == (t.name == "ol") {
+					open = open[:i]
+					break
+				}
+			}
+		}
+	})
+	return counts
+}
+
+// containsFold reports whether s holds word in any case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
+
 // blockOpen is a block element of raw HTML not yet closed, and the
 // alignment of what is laid out inside it.
 type blockOpen struct {
@@ -465,9 +530,12 @@ type blockOpen struct {
 	al   align
 	// indent is how far a <ul> or <ol> moved the column's left edge in,
 	// given back when it closes; next is the number of an <ol>'s next
-	// item.
+	// item, step what the next one after adds (-1 when reversed), and
+	// typ its type attribute, the counter style numbers are printed in.
 	indent float64
 	next   int
+	step   int
+	typ    string
 }
 
 // align is the alignment the open HTML block elements give the text and
@@ -483,7 +551,7 @@ func (e *engine) align() align {
 // set its alignment, else it inherits the one around it. Past maxDepth
 // open elements a new one is not counted (it inherits), which bounds what
 // a document of start tags alone holds.
-func (e *engine) openBlock(t *token) {
+func (e *engine) openBlock(t *token, reversedItems int) {
 	e.closeP()
 	al := e.align()
 	switch strings.ToLower(strings.TrimSpace(t.attr("align"))) {
@@ -498,15 +566,20 @@ func (e *engine) openBlock(t *token) {
 		al = alignCenter
 	}
 	if t.name == "li" {
-		e.htmlItem()
+		e.htmlItem(t)
 	}
 	if len(e.blockOpen) < maxDepth {
 		b := blockOpen{name: t.name, al: al}
 		if t.name == "ul" || t.name == "ol" {
 			st := e.baseStyle()
 			b.indent = e.indent(st.size * 1.5)
-			b.next = 1
-			if n, err := strconv.Atoi(strings.TrimSpace(t.attr("start"))); err == nil && n >= 0 && n < 1e9 {
+			b.next, b.step, b.typ = 1, 1, strings.TrimSpace(t.attr("type"))
+			if t.name == "ol" && t.has("reversed") {
+				// Without a start, a reversed list counts down to 1 from
+				// its number of items.
+				b.step, b.next = -1, reversedItems
+			}
+			if n, ok := listNumber(t.attr("start")); ok {
 				b.next = n
 			}
 		}
@@ -518,7 +591,7 @@ func (e *engine) openBlock(t *token) {
 // does: GitHub READMEs write lists in HTML inside <details>, tables and
 // centred headers, and an <ol>'s items printed without their numbers.
 // An item outside any list gets a bullet, as in a browser.
-func (e *engine) htmlItem() {
+func (e *engine) htmlItem(t *token) {
 	st := e.baseStyle()
 	m := marker{st: st, right: e.x0 - st.size*0.45}
 	// An item that placed nothing keeps its marker on a line of its own;
@@ -538,8 +611,11 @@ func (e *engine) htmlItem() {
 		}
 	}
 	if list != nil && list.name == "ol" {
-		m.text = strconv.Itoa(list.next) + "."
-		list.next++
+		if n, ok := listNumber(t.attr("value")); ok {
+			list.next = n
+		}
+		m.text = counter(list.next, list.typ) + "."
+		list.next += list.step
 	} else {
 		m.text = bullets[max(depth-1, 0)%len(bullets)]
 	}

@@ -2,7 +2,9 @@ package layout
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -72,6 +74,51 @@ func (e *engine) list(n *stage.Node) {
 	e.tight = outer
 	e.listDepth--
 	e.addGap(e.paraGap())
+}
+
+// listNumber parses an <ol start> or <li value>: any integer, zero and
+// negative ones too, as Chromium prints them; beyond +-1e9 it is ignored.
+func listNumber(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil && n > -1e9 && n < 1e9
+}
+
+// counter prints n in the counter style an <ol type> names, as Chromium
+// does: "a"/"A" letters (z, aa, ab ...), "i"/"I" roman numerals, anything
+// else decimal. Numbers outside a style's range (below 1 for letters,
+// outside 1-3999 for roman numerals) fall back to decimal, as CSS says.
+func counter(n int, typ string) string {
+	switch {
+	case (typ == "a" || typ == "A") && n >= 1:
+		var b []byte
+		for ; n > 0; n = (n - 1) / 26 {
+			b = append(b, typ[0]+byte((n-1)%26))
+		}
+		slices.Reverse(b)
+		return string(b)
+	case (typ == "i" || typ == "I") && n >= 1 && n <= 3999:
+		s := roman(n)
+		if typ == "I" {
+			return strings.ToUpper(s)
+		}
+		return s
+	}
+	return strconv.Itoa(n)
+}
+
+var romanDigits = []struct {
+	v int
+	s string
+}{{1000, "m"}, {900, "cm"}, {500, "d"}, {400, "cd"}, {100, "c"}, {90, "xc"}, {50, "l"}, {40, "xl"}, {10, "x"}, {9, "ix"}, {5, "v"}, {4, "iv"}, {1, "i"}}
+
+func roman(n int) string {
+	var b strings.Builder
+	for _, d := range romanDigits {
+		for ; n >= d.v; n -= d.v {
+			b.WriteString(d.s)
+		}
+	}
+	return b.String()
 }
 
 // drawMarkers draws the pending markers on the line whose baseline is base.
