@@ -38,8 +38,8 @@ var parityDocs = []string{
 // and the text compares as one stream. What differs by design is
 // normalized away: spacing and line breaks, hyphens a line broke at,
 // compatibility forms (NFKC: ligatures, Arabic presentation forms), list
-// bullets, footnotes' back links, and a character render-fpdf has no font
-// for (U+FFFD against any one character).
+// bullets, and a character render-fpdf has no font for (U+FFFD against
+// any one character).
 func TestBackendParity(t *testing.T) {
 	pdfcheck.Require(t)
 	if !chromiumAvailable() {
@@ -95,12 +95,10 @@ func rawText(t *testing.T, pdf []byte) string {
 // the words: hyphens (one backend breaks a line at a word's hyphen, the
 // other does not, and pdftotext drops one at a line's end), soft hyphens,
 // the bidi marks pdftotext wraps right-to-left runs in, variation
-// selectors, and list bullets. Also the ↩ that goldmark's footnotes end
-// with, a link back to the reference, which render-fpdf does not draw.
+// selectors, and list bullets.
 var parityIgnored = map[rune]bool{
 	'-': true, '\u2010': true, '\u00ad': true, '\u202a': true, '\u202b': true, '\u202c': true,
 	'\u200e': true, '\u200f': true, '\ufe0e': true, '\ufe0f': true, '•': true, '◦': true, '▪': true,
-	'↩': true,
 }
 
 // parityChars is text without white space or parityIgnored, NFKC-normalized.

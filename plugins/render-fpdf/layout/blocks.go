@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -439,6 +440,15 @@ func (e *engine) footnoteSection() {
 	scale, color := e.scale, e.color
 	e.scale, e.color = 0.85, e.th.muted
 	defer func() { e.scale, e.color = scale, color }()
+	// References inside the notes count too, and a note may be laid out
+	// before one that refers to it.
+	refs := maps.Clone(e.fnRefs)
+	if refs == nil {
+		refs = map[string]int{}
+	}
+	for _, list := range e.footnotes {
+		countRefs(list, refs, 0)
+	}
 	n := 0
 	for _, list := range e.footnotes {
 		for _, fn := range list.Children {
@@ -454,7 +464,7 @@ func (e *engine) footnoteSection() {
 			e.markers = append(e.markers, marker{text: label, st: st, right: e.x0 - st.size*0.4,
 				anchors: []string{footnoteAnchor(index), fn.Attr("id")}})
 			end := e.blockScope()
-			e.blocks(fn.Children)
+			e.blocks(withBacklinks(fn.Children, index, refs[index]))
 			end()
 			e.flushMarkers()
 			e.x0 -= d
@@ -466,6 +476,55 @@ func (e *engine) footnoteSection() {
 // footnoteAnchor names a footnote's position; the NUL keeps it apart from
 // any id a document can contain.
 func footnoteAnchor(index string) string { return "\x00fn:" + index }
+
+// footnoteRefAnchor names the position of the k-th reference to a
+// footnote, where its k-th back link leads.
+func footnoteRefAnchor(index, k string) string { return "\x00fnref:" + index + ":" + k }
+
+// kindBacklink is a footnote's back link to one reference (attributes
+// index and ref, the reference's number from 0). The parser drops
+// goldmark's back links from the tree; this backend adds its own, and the
+// NUL keeps the kind apart from any the parser sends.
+const kindBacklink stage.Kind = "\x00footnote_backlink"
+
+// withBacklinks returns a note's blocks with its back links appended, as
+// goldmark places them: at the end of its last paragraph, else in a
+// paragraph of their own after its last block. The tree is not modified.
+func withBacklinks(blocks []*stage.Node, index string, refs int) []*stage.Node {
+	if refs == 0 {
+		return blocks
+	}
+	links := make([]*stage.Node, refs)
+	for k := range links {
+		links[k] = &stage.Node{Kind: kindBacklink, Attrs: map[string]string{"index": index, "ref": strconv.Itoa(k)}}
+	}
+	out := slices.Clone(blocks)
+	if n := len(out); n > 0 && out[n-1] != nil && out[n-1].Kind == stage.KindParagraph {
+		last := *out[n-1]
+		last.Children = append(slices.Clone(last.Children), links...)
+		out[n-1] = &last
+		return out
+	}
+	return append(out, &stage.Node{Kind: stage.KindParagraph, Children: links})
+}
+
+// countRefs adds the footnote references under n to counts, maxDepth
+// levels deep at most.
+func countRefs(n *stage.Node, counts map[string]int, depth int) {
+	if n == nil || depth > maxDepth {
+		return
+	}
+	if n.Kind == stage.KindFootnoteRef {
+		index := n.Attr("index")
+		if index == "" {
+			index = "*"
+		}
+		counts[index]++
+	}
+	for _, c := range n.Children {
+		countRefs(c, counts, depth+1)
+	}
+}
 
 // plainText returns the text of a subtree without recursion, so that depth
 // costs nothing here.

@@ -135,6 +135,12 @@ type engine struct {
 	atoms      int // made for the block being laid out
 	maxAtoms   int
 
+	// fnRefs counts the references to each footnote (by index) laid out
+	// so far, and refAnchors names each one's place, where the note's
+	// back links lead.
+	fnRefs     map[string]int
+	refAnchors map[*stage.Node]string
+
 	// blockOpen are the raw HTML block elements open, across HTML blocks;
 	// end tags close those from blockBase up (see blockScope).
 	blockOpen []blockOpen

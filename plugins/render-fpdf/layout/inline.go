@@ -68,6 +68,8 @@ func (in *inliner) node(n *stage.Node, st *style) {
 		in.rawHTML(n.Text, st)
 	case stage.KindFootnoteRef:
 		in.footnoteRef(n, st)
+	case kindBacklink:
+		in.backlink(n, st)
 	default:
 		// A block node inside inline content: keep its text.
 		in.text(plainText(n), st)
@@ -113,7 +115,37 @@ func (in *inliner) footnoteRef(n *stage.Node, st *style) {
 		s.link = "#" + footnoteAnchor(index)
 		s.code, s.underline, s.strike = false, false, false
 	})
+	in.atoms = append(in.atoms, atom{kind: aAnchor, text: in.e.refAnchor(n, index), st: st})
 	in.atoms = in.e.textAtoms(in.atoms, index, sup)
+}
+
+// refAnchor names the place of footnote reference n, the k-th to its
+// note, k counted in the order references are first laid out: a block is
+// also measured before it is placed (a heading keeps with what follows),
+// and a second look at the same node must not count it again.
+func (e *engine) refAnchor(n *stage.Node, index string) string {
+	if name, ok := e.refAnchors[n]; ok {
+		return name
+	}
+	if e.refAnchors == nil {
+		e.refAnchors, e.fnRefs = map[*stage.Node]string{}, map[string]int{}
+	}
+	name := footnoteRefAnchor(index, strconv.Itoa(e.fnRefs[index]))
+	e.fnRefs[index]++
+	e.refAnchors[n] = name
+	return name
+}
+
+// backlink draws a footnote's link back to one of its references, the
+// "↩" goldmark ends a note with, one per reference, after a no-break
+// space, in the link colour and not underlined as the themes print it.
+func (in *inliner) backlink(n *stage.Node, st *style) {
+	in.text("\u00a0", st)
+	in.atoms = in.e.textAtoms(in.atoms, "↩", st.with(func(s *style) {
+		s.color = in.e.th.link
+		s.link = "#" + footnoteRefAnchor(n.Attr("index"), n.Attr("ref"))
+		s.code, s.underline, s.strike = false, false, false
+	}))
 }
 
 func imageAlt(n *stage.Node) string {

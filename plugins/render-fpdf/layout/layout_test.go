@@ -304,8 +304,8 @@ func TestFootnotesAtEnd(t *testing.T) {
 	notes := n(stage.KindFootnotes, with(n(stage.KindFootnote, para(txt("the note"))), "index", "1", "id", "fn:1"))
 	d := lay(t, para(txt("claim"), fnRef), notes, para(txt("after the list")))
 	all := texts(d)
-	if last := all[len(all)-1]; last.Text != "the note" {
-		t.Errorf("last text %q, want the footnote", last.Text)
+	if len(all) < 2 || !strings.HasPrefix(all[len(all)-2].Text, "the note") || all[len(all)-1].Text != "↩" {
+		t.Errorf("the document ends with %+v, want the footnote and its back link", all[max(len(all)-2, 0):])
 	}
 	mark := find(t, d, "1")
 	if claim := find(t, d, "claim"); mark.Y >= claim.Y || mark.Size >= claim.Size {
@@ -320,6 +320,17 @@ func TestFootnotesAtEnd(t *testing.T) {
 	}
 	if !linked {
 		t.Error("footnote reference does not link to the note")
+	}
+	back := footnoteRefAnchor("1", "0")
+	if a, ok := d.Anchors[back]; !ok || a.Page != mark.page || a.Y > mark.Y {
+		t.Errorf("reference anchored at %+v (found %v), want above the mark on its page", a, ok)
+	}
+	linked = false
+	for _, l := range items(d, LinkAnchor) {
+		linked = linked || l.Text == back
+	}
+	if !linked {
+		t.Error("the note's back link does not lead to the reference")
 	}
 }
 
