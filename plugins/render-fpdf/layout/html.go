@@ -265,7 +265,13 @@ func (in *inliner) startTag(t *token, st *style) {
 		in.atoms = append(in.atoms, atom{kind: aBreak, st: st})
 		return
 	case "img":
-		in.image(t.attr("src"), t.attr("alt"), t.attr("width"), st)
+		// The themes honour height only without a width attribute, valid
+		// or not (img[height]:not([width])).
+		height := ""
+		if !t.has("width") {
+			height = t.attr("height")
+		}
+		in.image(t.attr("src"), t.attr("alt"), t.attr("width"), height, st)
 		return
 	case "a":
 		cur := in.html.apply(e, st)

@@ -63,7 +63,7 @@ func (in *inliner) node(n *stage.Node, st *style) {
 	case stage.KindLink:
 		in.nodes(n.Children, e.linkStyle(st, n.Attr("href")))
 	case stage.KindImage:
-		in.image(n.Attr("src"), imageAlt(n), "", st)
+		in.image(n.Attr("src"), imageAlt(n), "", "", st)
 	case stage.KindRawHTML:
 		in.rawHTML(n.Text, st)
 	case stage.KindFootnoteRef:
@@ -158,8 +158,9 @@ func imageAlt(n *stage.Node) string {
 // image appends an image from a data: URI, sized to the page: small ones
 // sit in the line, larger ones become blocks of their own. Anything else
 // (remote, file:, broken data) is shown as its alt text; nothing is ever
-// fetched or read from disk. width is an <img>'s width attribute, or "".
-func (in *inliner) image(src, alt, width string, st *style) {
+// fetched or read from disk. width is an <img>'s width attribute, or "";
+// height its height attribute when it has no width attribute, or "".
+func (in *inliner) image(src, alt, width, height string, st *style) {
 	e := in.e
 	st = in.html.apply(e, st)
 	ref, ok := e.loadImage(src)
@@ -187,6 +188,16 @@ func (in *inliner) image(src, alt, width string, st *style) {
 			return // a browser draws nothing, and shows no alt text
 		}
 		w, h = cw, cw*h/w
+	} else if v, percent, ok := htmlLength(height); ok && !percent {
+		// A lone height attribute, as the themes honour it: the width
+		// follows the aspect, and max-width: 100% narrows a too wide
+		// image to the column without changing its height, as Chromium
+		// does. A percentage of a line's auto height is auto.
+		ch := v * 0.75
+		if ch <= 0 {
+			return
+		}
+		w, h = math.Min(ch*w/h, e.x1-e.x0), ch
 	}
 	// Leave room above a page-sized image for the heading that often
 	// introduces it.

@@ -41,11 +41,14 @@ func redInk(t testing.TB, pdf []byte) (x0, y0, x1, y1, pageW int, ok bool) {
 	return x0, y0, x1 + 1, y1 + 1, w, x1 >= 0
 }
 
-// TestImageWidthAttr: an <img>'s width attribute sizes it as the Chromium
-// backend does (its themes set img { max-width: 100%; height: auto }):
-// pixels at 96 dpi, a percentage of the column, the height following the
-// image's aspect whatever the height attribute says, never wider than the
-// column. Measured on the page with pdftoppm.
+// TestImageWidthAttr: an <img>'s width and height attributes size it as
+// the Chromium backend does (its themes set img { max-width: 100%; height:
+// auto } and honour a height attribute without a width one): pixels at 96
+// dpi, a percentage of the column, beside a width the height following
+// the image's aspect whatever the height attribute says, never wider than
+// the column; a lone height sets the height, the width following, and a
+// column too narrow for that width narrows the image but keeps its
+// height, as Chromium does. Measured on the page with pdftoppm.
 func TestImageWidthAttr(t *testing.T) {
 	needTool(t, "pdftoppm")
 	r := newRenderer(t, `{}`)
@@ -55,15 +58,19 @@ func TestImageWidthAttr(t *testing.T) {
 	for _, tc := range []struct {
 		name, img string
 		wantW     func(column float64) float64
+		wantH     float64 // 0: half the width, the image's aspect
 	}{
-		{"none", `<img src="` + src + `">`, func(float64) float64 { return 300 }},
-		{"pixels", `<img src="` + src + `" width="100">`, func(float64) float64 { return 75 }},
-		{"px suffix", `<img src="` + src + `" width="100px">`, func(float64) float64 { return 75 }},
-		{"with height", `<img src="` + src + `" width="100" height="100">`, func(float64) float64 { return 75 }},
-		{"height alone", `<img src="` + src + `" height="50">`, func(float64) float64 { return 300 }},
-		{"percent", `<img src="` + src + `" width="50%">`, func(c float64) float64 { return c / 2 }},
-		{"wider than the column", `<img src="` + src + `" width="2000">`, func(c float64) float64 { return c }},
-		{"garbage", `<img src="` + src + `" width="wide">`, func(float64) float64 { return 300 }},
+		{"none", `<img src="` + src + `">`, func(float64) float64 { return 300 }, 0},
+		{"pixels", `<img src="` + src + `" width="100">`, func(float64) float64 { return 75 }, 0},
+		{"px suffix", `<img src="` + src + `" width="100px">`, func(float64) float64 { return 75 }, 0},
+		{"with height", `<img src="` + src + `" width="100" height="100">`, func(float64) float64 { return 75 }, 0},
+		{"height alone", `<img src="` + src + `" height="50">`, func(float64) float64 { return 75 }, 0},
+		{"height alone, too wide", `<img src="` + src + `" height="600">`, func(c float64) float64 { return c }, 450},
+		{"height with a bad width", `<img src="` + src + `" width="wide" height="50">`, func(float64) float64 { return 300 }, 0},
+		{"height percent", `<img src="` + src + `" height="50%">`, func(float64) float64 { return 300 }, 0},
+		{"percent", `<img src="` + src + `" width="50%">`, func(c float64) float64 { return c / 2 }, 0},
+		{"wider than the column", `<img src="` + src + `" width="2000">`, func(c float64) float64 { return c }, 0},
+		{"garbage", `<img src="` + src + `" width="wide">`, func(float64) float64 { return 300 }, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := renderPDF(t, r, req{doc: markdownDoc(t, tc.img+"\n"), tokens: modernTokens})
@@ -72,14 +79,21 @@ func TestImageWidthAttr(t *testing.T) {
 				t.Fatal("the image is not on the page")
 			}
 			w, h := float64(x1-x0), float64(y1-y0)
-			if want := tc.wantW(column(pageW)); math.Abs(w-want) > 1.5 || math.Abs(h-want/2) > 1.5 {
-				t.Errorf("image %vx%v pt, want %.1fx%.1f", w, h, want, want/2)
+			want := tc.wantW(column(pageW))
+			wantH := tc.wantH
+			if wantH == 0 {
+				wantH = want / 2
+			}
+			if math.Abs(w-want) > 1.5 || math.Abs(h-wantH) > 1.5 {
+				t.Errorf("image %vx%v pt, want %.1fx%.1f", w, h, want, wantH)
 			}
 		})
 	}
-	// width="0" draws nothing, as in a browser.
-	resp := renderPDF(t, r, req{doc: markdownDoc(t, `Text <img src="`+src+`" width="0">`+"\n"), tokens: modernTokens})
-	if _, _, _, _, _, ok := redInk(t, resp.PDF); ok {
-		t.Error(`an image of width="0" is drawn`)
+	// width="0" draws nothing, as in a browser, and so does a lone height="0".
+	for _, attr := range []string{`width="0"`, `height="0"`} {
+		resp := renderPDF(t, r, req{doc: markdownDoc(t, `Text <img src="`+src+`" `+attr+`>`+"\n"), tokens: modernTokens})
+		if _, _, _, _, _, ok := redInk(t, resp.PDF); ok {
+			t.Errorf("an image of %s is drawn", attr)
+		}
 	}
 }
