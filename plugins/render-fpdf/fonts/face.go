@@ -14,6 +14,9 @@ type Face struct {
 	// Ascent and Descent are fractions of the font size above and below the
 	// baseline (Descent positive), from the hhea table as fpdf reads them.
 	Ascent, Descent float64
+	// Bold and Italic are the head table's macStyle bits: what the face is
+	// drawn as, so that a style it already has is not synthesized again.
+	Bold, Italic bool
 
 	glyph  []uint16 // rune -> glyph id; 0 means the font lacks the rune
 	width  []uint16 // rune -> advance in 1/1000 em, rounded the way fpdf rounds
@@ -68,6 +71,8 @@ func Parse(name string, data []byte) (*Face, error) {
 		Name:    name,
 		Ascent:  float64(int16(binary.BigEndian.Uint16(hhea[4:]))) / upem,
 		Descent: -float64(int16(binary.BigEndian.Uint16(hhea[6:]))) / upem,
+		Bold:    head[45]&1 != 0,
+		Italic:  head[45]&2 != 0,
 		glyph:   make([]uint16, bmp),
 		width:   make([]uint16, bmp),
 	}

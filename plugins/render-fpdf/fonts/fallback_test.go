@@ -153,3 +153,26 @@ func TestFallbackNamesDiffer(t *testing.T) {
 		}
 	}
 }
+
+// TestFaceStyle: a face says whether it is bold or italic (the head
+// table's macStyle), so that the painter synthesizes only the styles a
+// fallback font lacks: the DejaVu faces say what their IDs say, the
+// system fallbacks are regular.
+func TestFaceStyle(t *testing.T) {
+	set := loadSet(t)
+	for id := ID(0); id < Count; id++ {
+		f := set.Face(id)
+		if f.Bold != (id.Style()&Bold != 0) || f.Italic != (id.Style()&Italic != 0) {
+			t.Errorf("%s: bold %v, italic %v", f.Name, f.Bold, f.Italic)
+		}
+	}
+	fb, err := set.WithFallbacks(systemFonts(t)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range fb.Fallbacks() {
+		if f := fb.Face(id); f.Bold || f.Italic {
+			t.Errorf("%s: bold %v, italic %v", f.Name, f.Bold, f.Italic)
+		}
+	}
+}

@@ -64,7 +64,10 @@ const (
 // Item is one display-list entry. A flat struct rather than an interface
 // keeps a thousand-page list compact and free of per-item allocations.
 type Item struct {
-	Kind       Kind
+	Kind Kind
+	// Synth is what a Text item's style asks for that its face lacks, for
+	// the painter to make up. It sits in Kind's padding.
+	Synth      Synthetic
 	Face       fonts.ID
 	Image      int
 	X, Y, W, H float64
@@ -74,6 +77,17 @@ type Item struct {
 	Color      RGB
 	Text       string
 }
+
+// Synthetic lists the styles a run of text asks for that the face drawing
+// it does not have: a fallback font (CJK) has one face, so bold and
+// italic text in it would come out regular, where Chromium synthesizes
+// them.
+type Synthetic uint8
+
+const (
+	SynthBold Synthetic = 1 << iota
+	SynthOblique
+)
 
 // Dest is a position in the document.
 type Dest struct {

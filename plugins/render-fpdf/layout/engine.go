@@ -295,7 +295,7 @@ func (e *engine) link(href string, x, y, w, h float64) {
 }
 
 // text adds a text item and records its characters for font embedding.
-func (e *engine) text(x, y float64, s string, face fonts.ID, size float64, c RGB) {
+func (e *engine) text(x, y float64, s string, face fonts.ID, st *style) {
 	used := e.doc.Used[face]
 	if used == nil {
 		used = &fonts.Runes{}
@@ -304,7 +304,27 @@ func (e *engine) text(x, y float64, s string, face fonts.ID, size float64, c RGB
 	for _, r := range s {
 		used.Add(r)
 	}
-	e.add(Item{Kind: Text, X: x, Y: y, Text: s, Face: face, Size: size, Color: c})
+	e.add(Item{Kind: Text, Synth: e.synthetic(face, st), X: x, Y: y, Text: s, Face: face, Size: st.size, Color: st.color})
+}
+
+// synthetic says which of st's styles face lacks. Only the fallback fonts
+// lack one: a DejaVu run is drawn in the face of its style, and italic
+// Arabic, which the oblique faces lack, keeps the upright face it has
+// always been drawn in. A fallback file that is itself bold or italic
+// (its head table says so) is not made so twice.
+func (e *engine) synthetic(face fonts.ID, st *style) Synthetic {
+	if face < fonts.Count {
+		return 0
+	}
+	f := e.fonts.Face(face)
+	var syn Synthetic
+	if st.bold && !f.Bold {
+		syn |= SynthBold
+	}
+	if st.italic && !f.Italic {
+		syn |= SynthOblique
+	}
+	return syn
 }
 
 // baseStyle is body text in the current container.

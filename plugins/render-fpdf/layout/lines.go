@@ -3,6 +3,8 @@ package layout
 import (
 	"math"
 	"strings"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 )
 
 // line is a laid-out line of inline content.
@@ -245,7 +247,7 @@ func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
 			j++
 		}
 		if txt := b.String(); strings.TrimSpace(txt) != "" {
-			e.text(x0+xs[i], base-a.st.rise, txt, a.face, a.st.size, a.st.color)
+			e.text(x0+xs[i], base-a.st.rise, txt, a.face, a.st)
 		}
 		i = j
 	}
@@ -278,7 +280,10 @@ func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
 
 func sameRun(b, a *atom) bool {
 	return (b.kind == aText || b.kind == aSpace) && b.face == a.face && b.st.size == a.st.size &&
-		b.st.color == a.st.color && b.st.rise == a.st.rise
+		b.st.color == a.st.color && b.st.rise == a.st.rise &&
+		// In a fallback face, bold and regular text differ only in what
+		// the painter synthesizes (synthetic), so they are two runs.
+		(a.face < fonts.Count || b.st.bold == a.st.bold && b.st.italic == a.st.italic)
 }
 
 // spans calls draw for each maximal run of atoms that has(), trimmed of

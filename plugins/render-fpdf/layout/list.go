@@ -144,7 +144,7 @@ func (e *engine) drawMarkers(base float64) {
 		if !m.rtl {
 			x = m.right - e.width(txt, face, m.st.size)
 		}
-		e.text(x, base, txt, face, m.st.size, m.st.color)
+		e.text(x, base, txt, face, m.st)
 	}
 	e.markers = e.markers[:0]
 }

@@ -84,8 +84,8 @@ func dropped(r rune) bool {
 // the same style (the widest coverage), else upright DejaVu Sans of the
 // same weight (the oblique faces have no Arabic, and a browser draws text
 // its italic font lacks upright too), else the first of the operator's
-// fallback fonts that has it (one face each: bold and italic CJK is drawn
-// regular), else the replacement character.
+// fallback fonts that has it (one face each: the painter synthesizes the
+// bold and italic it lacks, see synthetic), else the replacement character.
 func (e *engine) resolve(r rune, want fonts.ID) (rune, fonts.ID) {
 	if e.fonts.Face(want).Has(r) {
 		return r, want
