@@ -8,7 +8,7 @@ PKGS     := ./sdk/... ./core/... ./host/... ./plugins/...
 MODULES  := sdk core host plugins
 TESTFLAGS ?=
 
-.PHONY: all build run test test-short bench bench-deps proto lint modules clean
+.PHONY: all build run test test-short fuzz bench bench-deps proto lint modules clean
 
 all: build
 
@@ -29,6 +29,17 @@ test: modules
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
+
+# Fuzz every target for FUZZTIME each, one worker at a time. `make test`
+# already replays their seeds and any crasher kept under testdata/fuzz.
+FUZZTIME ?= 1m
+fuzz:
+	@for f in $$(grep -rl --include='*_test.go' '^func Fuzz' sdk core host plugins); do \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "== $$t ($$(dirname $$f))"; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 ./$$(dirname $$f) || exit 1; \
+		done; \
+	done
 
 # Each module also builds and vets on its own (GOWORK=off), as a plugin
 # author outside this repository sees it.
