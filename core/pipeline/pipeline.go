@@ -1,6 +1,7 @@
 // Package pipeline runs one conversion through the stages: reserve credits
 // while parsing and styling, then render, store (for hosted output) and
-// commit; a failure before the PDF is delivered refunds the reservation, and
+// commit; a failure before the PDF is delivered refunds the reservation, as
+// does an answer the caller could not deliver (see Result.Undelivered), and
 // a failed commit after it leaves it held for the caller to charge again
 // (see Result.Recharge). It knows nothing of HTTP or
 // processes: stages are the interfaces of package stage, whether they live
@@ -87,6 +88,7 @@ type Result struct {
 	Replayed bool   // an idempotent retry: nothing was charged
 
 	commit   func() error                    // charges once; nil: nothing to charge
+	refund   func(string) (bool, error)      // gives the credits back instead, unless charged
 	recharge func(ctx context.Context) error // charges again after commit failed
 }
 
@@ -103,15 +105,40 @@ type Result struct {
 //
 // The charge does not wait for the caller past the point where the meter
 // could give the credits back (a client slow to read the answer, a caller
-// that never gets to Commit), nor past the end of the request's context (the
-// client gone, its deadline passed, the server cutting it at shutdown while
-// the meter still runs): Finish arms both, and Commit then waits for that
-// charge.
+// that never gets to Commit): Finish arms a timer, and Commit then waits
+// for that charge. The end of the request's context does not charge: the
+// client gone or the server cutting the answer at shutdown is what
+// Undelivered is for, and a caller that delivers past the request's
+// deadline still commits.
+//
+// After Undelivered has settled the result, Commit charges nothing and
+// returns nil.
 func (r *Result) Commit() error {
 	if r == nil || r.commit == nil {
 		return nil
 	}
 	return r.commit()
+}
+
+// Undelivered settles the result the other way: the caller could not
+// deliver it in full (the client gone during the answer, a write that
+// failed, a shutdown cutting it), so the reserved credits are refunded,
+// with reason in the ledger, rather than charged. It reports whether this
+// call refunded them. Nothing is refunded, and false returned with a nil
+// error, when the charge was made already (the reservation near its
+// release, a meter that does not say how long it holds one, an earlier
+// Commit) or there is nothing to charge (a replay, a local render). A
+// copy stored for idempotent replays is deleted with the refund: a retry
+// with the same Idempotency-Key then converts and charges again, rather
+// than replaying a result no one paid for. A refund that fails leaves the
+// credits reserved until the meter releases the reservation; the error is
+// returned. The result is settled once, by Undelivered or Commit,
+// whichever comes first.
+func (r *Result) Undelivered(reason string) (bool, error) {
+	if r == nil || r.refund == nil {
+		return false, nil
+	}
+	return r.refund(reason)
 }
 
 // Recharge returns the charge to make again after Commit failed, on a
@@ -262,18 +289,18 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	// The reservation was made after the call started: counting from then
 	// errs on the early side.
 	heldUntil := reserved.Add(reserve.Held)
-	refund := func(reason string) {
+	refund := func(reason string) error {
 		// The client may be gone; the refund must still happen.
 		rctx, cancel := meterContext(ctx, st.MeterTimeout)
 		defer cancel()
-		_ = p.call(rctx, stage.NameMeter, func() error {
+		return p.call(rctx, stage.NameMeter, func() error {
 			_, e := st.Meter.Refund(rctx, &stage.RefundRequest{ReservationID: reserve.ReservationID, Reason: reason})
 			return e
 		})
 	}
 	defer func() {
 		if err != nil {
-			refund(stage.CodeOf(err).String())
+			_ = refund(stage.CodeOf(err).String())
 		}
 	}()
 
@@ -309,17 +336,34 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 		}
 		return res, nil
 	}
-	// Either trigger may fire before both exist: the charge waits until
-	// they do.
+	// The result is settled once: charged when the caller has delivered it
+	// (or the hold nears its end), or refunded when it could not. The
+	// deadline may fire before it exists: settling waits until it does.
 	armed := make(chan struct{})
 	var deadline *time.Timer
-	var unwatch func() bool
-	res.commit = sync.OnceValue(func() error {
-		<-armed
-		deadline.Stop()
-		unwatch()
-		return charge()
-	})
+	var settle sync.Once
+	var chargeErr error
+	res.commit = func() error {
+		settle.Do(func() {
+			<-armed
+			deadline.Stop()
+			chargeErr = charge()
+		})
+		return chargeErr
+	}
+	res.refund = func(reason string) (refunded bool, err error) {
+		settle.Do(func() {
+			<-armed
+			deadline.Stop()
+			if err = refund(reason); err == nil {
+				refunded = true
+				// A copy kept for replays would outlive the reservation it
+				// was made for, paid for by no one.
+				p.discard(ctx, st, res)
+			}
+		})
+		return refunded, err
+	}
 	res.recharge = func(ctx context.Context) error {
 		// The same margin as for the first charge: the meter's timeout,
 		// and clocks of replicas that disagree.
@@ -335,7 +379,6 @@ func (p *Pipeline) Finish(ctx context.Context, st Stages, job Job, prep *Prepara
 	}
 	late := func() { _ = res.commit() }
 	deadline = time.AfterFunc(time.Until(heldUntil)-lateCommitMargin, late)
-	unwatch = context.AfterFunc(ctx, late)
 	close(armed)
 	return res, nil
 }

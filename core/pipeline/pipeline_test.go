@@ -717,50 +717,93 @@ func TestCommitFirstNearRelease(t *testing.T) {
 // TestLateCommitDoesNotWaitPastTheHold: an answer still being written when
 // the reservation nears its release (a client slow to read), or a caller
 // that never gets to Commit, does not leave the charge to a commit the
-// meter would refuse, the PDF given away; nor does a request cut meanwhile
-// (the client gone, its deadline passed, the server shutting down) leave it
-// to a commit made once the meter may have stopped. Commit then returns
-// that charge's outcome.
+// meter would refuse, the PDF given away. Commit then returns that
+// charge's outcome, and the PDF can no longer be refunded as undelivered.
 func TestLateCommitDoesNotWaitPastTheHold(t *testing.T) {
-	waitFor := func(t *testing.T, f *fakes, want string) {
-		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); f.called() != want; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("calls %q, want %q without a call of Commit", f.called(), want)
+	f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: lateCommitMargin + 500*time.Millisecond}
+	p := New(nil)
+	res, err := p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.called(); got != "reserve parse style render" {
+		t.Fatalf("calls %q: charged before the answer", got)
+	}
+	waitCalls(t, f, "reserve parse style render commit")
+	if err := res.Commit(); err != nil || f.called() != "reserve parse style render commit" {
+		t.Fatalf("commit: %v, calls %q", err, f.called())
+	}
+	if refunded, err := res.Undelivered("undelivered"); refunded || err != nil || f.called() != "reserve parse style render commit" {
+		t.Fatalf("undelivered after the charge: %v %v, calls %q", refunded, err, f.called())
+	}
+}
+
+// TestUndeliveredRefunds: an answer the caller could not deliver (the
+// client gone in the middle of it, a shutdown cutting it) is refunded, not
+// charged, and its copy kept for replays deleted, so that a retry with the
+// same Idempotency-Key converts again rather than replaying a PDF no one
+// paid for. The end of the request's context alone charges nothing: the
+// caller says whether the answer went out. The result settles once.
+func TestUndeliveredRefunds(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		job  Job
+		want string
+	}{
+		{"binary", Job{}, "reserve parse style render refund:undelivered"},
+		{"idempotent", Job{IdempotencyKey: "k"}, "reserve parse style render store:Report - Q1.pdf refund:undelivered delete:file1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute}
+			p := New(nil)
+			res, err := p.Finish(ctx, stagesOf(f), tt.job, p.Start(ctx, stagesOf(f), tt.job))
+			if err != nil {
+				t.Fatal(err)
 			}
+			before := f.called()
+			cancel() // the client gone while its answer is written
+			time.Sleep(50 * time.Millisecond)
+			if got := f.called(); got != before {
+				t.Fatalf("calls %q once the request ended: charged before the answer's outcome was known", got)
+			}
+			refunded, err := res.Undelivered("undelivered")
+			if !refunded || err != nil {
+				t.Fatalf("undelivered: %v %v", refunded, err)
+			}
+			if err := res.Commit(); err != nil {
+				t.Fatalf("commit after the refund: %v", err)
+			}
+			if again, err := res.Undelivered("undelivered"); again || err != nil {
+				t.Fatalf("second undelivered: %v %v", again, err)
+			}
+			if got := f.called(); got != tt.want {
+				t.Fatalf("calls %q, want %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("replay", func(t *testing.T) {
+		f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), stored: []byte("%PDF-1.7 kept"), replay: &stage.Replay{Result: `{"fileId":"file1","pages":2}`}}
+		p := New(nil)
+		job := Job{IdempotencyKey: "k"}
+		res, err := p.Finish(context.Background(), stagesOf(f), job, p.Start(context.Background(), stagesOf(f), job))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refunded, err := res.Undelivered("undelivered"); refunded || err != nil || strings.Contains(f.called(), "refund") {
+			t.Fatalf("a replay refunded: %v %v, calls %q", refunded, err, f.called())
+		}
+	})
+}
+
+func waitCalls(t *testing.T, f *fakes, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); f.called() != want; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("calls %q, want %q without a call of Commit", f.called(), want)
 		}
 	}
-	t.Run("hold ending", func(t *testing.T) {
-		f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: lateCommitMargin + 500*time.Millisecond}
-		p := New(nil)
-		res, err := p.Finish(context.Background(), stagesOf(f), Job{}, p.Start(context.Background(), stagesOf(f), Job{}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := f.called(); got != "reserve parse style render" {
-			t.Fatalf("calls %q: charged before the answer", got)
-		}
-		waitFor(t, f, "reserve parse style render commit")
-		if err := res.Commit(); err != nil || f.called() != "reserve parse style render commit" {
-			t.Fatalf("commit: %v, calls %q", err, f.called())
-		}
-	})
-	t.Run("request cut", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		f := &fakes{pdf: []byte("%PDF-1.7 twenty bytes"), held: 10 * time.Minute,
-			onCommit: func(context.Context) error { return stage.Errorf(stage.CodeUnavailable, "store down") }}
-		p := New(nil)
-		res, err := p.Finish(ctx, stagesOf(f), Job{}, p.Start(ctx, stagesOf(f), Job{}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		waitFor(t, f, "reserve parse style render commit")
-		if err := res.Commit(); stage.CodeOf(err) != stage.CodeUnavailable {
-			t.Fatalf("commit: %v, want the charge's error", err)
-		}
-	})
 }
 
 // TestFailedResultDeleted: a stored file whose request then fails (the

@@ -16,6 +16,7 @@ import (
 	"github.com/mdpress/mdpress/core/apierr"
 	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/core/request"
+	"github.com/mdpress/mdpress/host/metrics"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -259,11 +260,17 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 }
 
 // deliver answers a finished conversion, then commits its charge: the
-// client does not wait for the meter. It runs without a conversion slot:
-// a client that does not read its PDF held the slot until the write
-// timeout (three minutes by default), so two clients per core stopped all
-// conversions. The PDF is counted with the request's body instead, so
-// that answers waiting for their clients are bounded with the bodies.
+// client does not wait for the meter. A PDF that was not written out in
+// full (the client gone, a shutdown cutting the answer) is refunded
+// instead: its client never had it. A write the connection took counts as
+// delivered, as the server can know no more; a hosted URL's answer stays
+// charged whatever became of it, since the file is stored and a retry with
+// the same Idempotency-Key is answered the same URL without a new charge.
+// It runs without a conversion slot: a client that does not read its PDF
+// held the slot until the write timeout (three minutes by default), so two
+// clients per core stopped all conversions. The PDF is counted with the
+// request's body instead, so that answers waiting for their clients are
+// bounded with the bodies.
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody, job pipeline.Job, res *pipeline.Result, err error) {
 	if err != nil {
 		s.fail(w, r, err) // the client gone too: the reservation was refunded
@@ -271,7 +278,10 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody,
 	}
 	held.hold(int64(len(res.PDF)))
 	logOf(r.Context()).result(res.Pages, res.Replayed)
-	s.answer(w, r, job, res)
+	if err := s.answer(w, r, job, res); err != nil && !job.Hosted {
+		s.undelivered(r, job, res, err)
+		return
+	}
 	// Values, not the job and result: a retried charge holds neither the
 	// document nor the PDF for its minutes.
 	credits, pages, size := job.Credits, res.Pages, len(res.PDF)
@@ -286,6 +296,37 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, held *heldBody,
 	}
 }
 
+// undelivered settles a PDF whose answer was cut (why): its credits are
+// refunded, unless the charge was made already, and the request's log
+// line, the metrics and the server log say which.
+func (s *Server) undelivered(r *http.Request, job pipeline.Job, res *pipeline.Result, why error) {
+	refunded, err := res.Undelivered(undeliveredReason)
+	outcome := metrics.UndeliveredRefunded
+	switch {
+	case res.Replayed:
+		outcome = metrics.UndeliveredNone
+	case err != nil:
+		outcome = metrics.UndeliveredHeld
+	case !refunded:
+		// Charged before the cut: the reservation neared its release, or
+		// the meter does not say how long it holds one.
+		outcome = metrics.UndeliveredCharged
+		s.metrics.Delivered(job.Credits, res.Pages, len(res.PDF))
+	}
+	s.metrics.Undelivered(outcome)
+	logOf(r.Context()).undelivered(outcome)
+	attrs := []any{"requestId", requestID(r.Context()), "credits", outcome, "why", why}
+	if err != nil {
+		s.log.Error("answer cut, and its refund failed: the credits stay reserved until the reservation expires", append(attrs, "err", err)...)
+		return
+	}
+	s.log.Info("answer cut before the whole PDF was sent", attrs...)
+}
+
+// undeliveredReason is the ledger's reason for the refund of a PDF whose
+// answer was cut.
+const undeliveredReason = "undelivered: the answer was cut before the whole PDF was sent"
+
 // DrainCharges gives the charges of delivered PDFs still being retried
 // until ctx ends (the shutdown's drain window), then abandons them, with a
 // log line counting them: the meter's sweeper refunds their reservations
@@ -298,8 +339,9 @@ func (s *Server) DrainCharges(ctx context.Context) {
 }
 
 // answer writes a conversion's result out to the client, so that it has
-// the whole answer before the charge is committed.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result) {
+// the whole answer before the charge is committed. It returns why the
+// answer was not handed to the connection in full, if it was not.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job, res *pipeline.Result) error {
 	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -320,9 +362,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job
 		// Paced as a download is: a client that reads slowly gets its whole
 		// PDF past the write timeout, and one that stops reading is cut
 		// after a minute, where the write timeout held the PDF for three.
-		s.stream(w, r, bytes.NewReader(res.PDF), "answer")
+		if err := s.stream(w, r, bytes.NewReader(res.PDF), "answer"); err != nil {
+			return err
+		}
 	}
-	_ = http.NewResponseController(w).Flush()
+	// The response's buffer holds the last bytes until this writes them.
+	return http.NewResponseController(w).Flush()
 }
 
 func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {

@@ -73,7 +73,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, meta.Size))
 			w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
 			w.WriteHeader(http.StatusPartialContent)
-			s.stream(w, r, part.Body, "hosted file")
+			_ = s.stream(w, r, part.Body, "hosted file")
 			return
 		}
 		// A Range header this server does not read: the whole file.
@@ -92,7 +92,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Length", strconv.FormatInt(meta.Size, 10))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
-		s.stream(w, r, body, "hosted file")
+		_ = s.stream(w, r, body, "hosted file")
 	}
 }
 
@@ -161,7 +161,9 @@ func downloadDeadline(start, now time.Time, sent int) time.Time {
 	return byRate
 }
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, what string) {
+// stream writes body out to the client, paced as a download, and returns
+// why it stopped short: nil once every byte was handed to the connection.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, what string) error {
 	rc := http.NewResponseController(w)
 	// A request cut (by a shutdown that gave up waiting for it) ends its
 	// write at once: a client that stopped reading held a write for up to
@@ -177,23 +179,23 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, 
 			_ = rc.SetWriteDeadline(downloadDeadline(start, time.Now(), sent))
 			// Set after the cut's deadline, this one would outlive it.
 			if r.Context().Err() != nil {
-				return
+				return context.Cause(r.Context())
 			}
 			if _, err := w.Write(buf[:n]); err != nil {
 				if r.Context().Err() == nil {
 					s.log.Warn(what+" stream broke", "requestId", requestID(r.Context()), "err", err)
 				}
-				return
+				return err
 			}
 		}
 		if rerr == io.EOF {
-			return
+			return nil
 		}
 		if rerr != nil {
 			if r.Context().Err() == nil {
 				s.log.Warn(what+" stream broke", "requestId", requestID(r.Context()), "err", rerr)
 			}
-			return
+			return rerr
 		}
 	}
 }

@@ -133,7 +133,7 @@ func TestDownloadOutlivesWriteTimeout(t *testing.T) {
 	s := &Server{log: slog.New(slog.DiscardHandler)}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(8*64<<10))
-		s.stream(w, r, &slowBody{n: 8, gap: 100 * time.Millisecond}, "test")
+		_ = s.stream(w, r, &slowBody{n: 8, gap: 100 * time.Millisecond}, "test")
 	}))
 	srv.Config.WriteTimeout = 300 * time.Millisecond
 	srv.Start()

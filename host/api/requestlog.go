@@ -23,6 +23,7 @@ type requestLog struct {
 	key      string
 	pages    int
 	replayed bool
+	cut      string      // the answer was not sent in full: what became of its credits
 	stages   []stageTime // summed by stage, in the order each first ended
 	closed   bool        // written: what comes after (a charge retried later) is not added
 }
@@ -83,6 +84,15 @@ func (l *requestLog) principal(p stage.Principal) {
 	l.mu.Unlock()
 }
 
+func (l *requestLog) undelivered(credits string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.cut = credits
+	l.mu.Unlock()
+}
+
 func (l *requestLog) result(pages int, replayed bool) {
 	if l == nil {
 		return
@@ -128,6 +138,9 @@ func (l *requestLog) write(log *slog.Logger, r *http.Request, client, id, route 
 	}
 	if l.replayed { // an idempotent retry: the first result again, not charged
 		attrs = append(attrs, slog.Bool("replayed", true))
+	}
+	if l.cut != "" { // the PDF not sent in full: refunded, or charged before the cut
+		attrs = append(attrs, slog.String("undelivered", l.cut))
 	}
 	if len(l.stages) > 0 {
 		// Milliseconds a stage's calls took in all: the meter's are the

@@ -28,6 +28,7 @@ type Metrics struct {
 	httpDuration   *prometheus.HistogramVec
 	pluginRestarts *prometheus.CounterVec
 	creditsCharged prometheus.Counter
+	undelivered    *prometheus.CounterVec
 	pdfPages       prometheus.Histogram
 	pdfBytes       prometheus.Histogram
 }
@@ -58,6 +59,10 @@ func New(reg *prometheus.Registry) *Metrics {
 			Name: "mdpress_credits_charged_total",
 			Help: "Credits committed for delivered PDFs.",
 		}),
+		undelivered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mdpress_pdf_undelivered_total",
+			Help: "Binary answers whose PDF was not written out in full (the client gone, a shutdown), by what became of their credits: refunded, charged (before the cut), held (the refund failed; released when the reservation expires) or none (a replay).",
+		}, []string{"credits"}),
 		pdfPages: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "mdpress_pdf_pages",
 			Help:    "Pages per produced PDF.",
@@ -70,10 +75,26 @@ func New(reg *prometheus.Registry) *Metrics {
 		}),
 	}
 	reg.MustRegister(m.stageDuration, m.httpRequests, m.httpDuration, m.pluginRestarts,
-		m.creditsCharged, m.pdfPages, m.pdfBytes,
+		m.creditsCharged, m.undelivered, m.pdfPages, m.pdfBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Present from the start, so that increase() sees the first one.
+	for _, c := range []string{UndeliveredRefunded, UndeliveredCharged, UndeliveredHeld, UndeliveredNone} {
+		m.undelivered.WithLabelValues(c)
+	}
 	return m
 }
+
+// What became of the credits of an answer not delivered in full.
+const (
+	UndeliveredRefunded = "refunded"
+	UndeliveredCharged  = "charged"
+	UndeliveredHeld     = "held"
+	UndeliveredNone     = "none"
+)
+
+// Undelivered counts an answer not written out in full, by what became of
+// its credits (one of the Undelivered constants).
+func (m *Metrics) Undelivered(credits string) { m.undelivered.WithLabelValues(credits).Inc() }
 
 // ObserveStage records one plugin call.
 func (m *Metrics) ObserveStage(stageName, plugin string, d time.Duration, err error) {
