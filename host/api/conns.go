@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mdpress/mdpress/core/apierr"
@@ -37,7 +38,8 @@ const DefaultSendingPerAddress = 16
 // the longest, if that address has more than its share of connections
 // still sending; otherwise of the one idle the longest (its client, between
 // requests, opens another when it needs one); when none is idle it is
-// answered 503 with Retry-After and closed.
+// answered 503 with Retry-After and closed, unless a connection has been
+// sending its request too slowly (see minSendRate), which gives its place.
 //
 // The share matters because a connection sending its request is not idle:
 // one address that trickled the headers or bodies of as many connections
@@ -153,7 +155,7 @@ func (l *ConnLimit) send(c *limitConn, now time.Time) {
 	if _, ok := l.sending[c]; ok || c.given {
 		return
 	}
-	c.since = now
+	c.since, c.readBefore = now, c.read.Load()
 	l.sending[c] = struct{}{}
 	if c.peer != "" {
 		l.sendingBy[c.peer]++
@@ -189,9 +191,13 @@ func (l *ConnLimit) admit(c *limitConn) bool {
 		l.mu.Unlock()
 		return true
 	}
+	now := time.Now()
 	victim := l.oversending(c.peer)
 	if victim == nil {
 		victim = l.idlest()
+	}
+	if victim == nil {
+		victim = l.slowest(now)
 	}
 	if victim == nil {
 		l.mu.Unlock()
@@ -202,7 +208,7 @@ func (l *ConnLimit) admit(c *limitConn) bool {
 	delete(l.idle, victim)
 	l.unsend(victim)
 	victim.given = true
-	l.send(c, time.Now())
+	l.send(c, now)
 	l.mu.Unlock()
 	_ = victim.Close()
 	return true
@@ -232,6 +238,36 @@ func (l *ConnLimit) oversending(peer string) *limitConn {
 		}
 	}
 	return oldest
+}
+
+// Past its first sendGrace, a request coming at less than minSendRate
+// bytes a second gives its connection's place to a new connection at the
+// bound. Many addresses, each within its share, could otherwise still hold
+// every place, each reopening the connections the read timeouts cut. A
+// client sends its headers at once and a body at the pace of its link:
+// well above this even on a slow mobile one, and a full-size body at the
+// rate takes longer than the read timeout allows anyway.
+const (
+	sendGrace   = 2 * time.Second
+	minSendRate = 1 << 10
+)
+
+// slowest is the connection sending its request at the lowest rate, if
+// that is below minSendRate past sendGrace; nil if none is. Under l.mu.
+func (l *ConnLimit) slowest(now time.Time) *limitConn {
+	var slow *limitConn
+	var slowRate float64
+	for c := range l.sending {
+		took := now.Sub(c.since)
+		if took < sendGrace {
+			continue
+		}
+		rate := float64(c.read.Load()-c.readBefore) / took.Seconds()
+		if rate < minSendRate && (slow == nil || rate < slowRate) {
+			slow, slowRate = c, rate
+		}
+	}
+	return slow
 }
 
 // idlest is the connection idle the longest, nil if none is. Under l.mu.
@@ -340,6 +376,16 @@ type limitConn struct {
 	once  sync.Once
 	given bool      // under l.mu: its place went to another connection
 	since time.Time // under l.mu: since when it has been sending its request
+	// read counts the bytes read from the client; readBefore, under l.mu,
+	// those read before its request began.
+	read       atomic.Int64
+	readBefore int64
+}
+
+func (c *limitConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
 }
 
 func (c *limitConn) Close() error {

@@ -13,7 +13,8 @@ import (
 // TestConnLimitSending: at the bound, an address past its share gives up
 // the connection it has been sending a request on the longest, and only
 // while the request is still coming: connections whose requests are in,
-// being answered (a conversion running), keep their places.
+// being answered (a conversion running), keep their places, as do bodies
+// coming at a slow link's pace past the grace.
 func TestConnLimitSending(t *testing.T) {
 	const bound = 4
 	read := make(chan struct{}, bound)
@@ -26,8 +27,7 @@ func TestConnLimitSending(t *testing.T) {
 	}
 	srv := &http.Server{
 		Handler: l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				_, _ = io.ReadAll(r.Body)
+			if _, err := io.ReadAll(r.Body); err == nil && r.Method == http.MethodPost {
 				read <- struct{}{}
 				<-hold // a conversion running
 			}
@@ -56,6 +56,7 @@ func TestConnLimitSending(t *testing.T) {
 			t.Fatalf("GET from %s: %v", from, err)
 		}
 		resp.Body.Close()
+		c.Close()
 		return resp.StatusCode
 	}
 	post := func(from, body string) net.Conn {
@@ -107,6 +108,46 @@ func TestConnLimitSending(t *testing.T) {
 	for i, c := range sending[1:] {
 		if closed(c) {
 			t.Errorf("sending connection %d closed, want only the oldest", i+1)
+		}
+		c.Close()
+	}
+
+	// Bodies coming at a slow link's pace, past the grace, one an
+	// address: a client's uploads, which keep their places.
+	time.Sleep(100 * time.Millisecond)
+	stop := make(chan struct{})
+	done := make(chan struct{}, bound)
+	var uploads []net.Conn
+	for i := range bound {
+		c := dial(fmt.Sprintf("127.0.0.%d", 10+i))
+		uploads = append(uploads, c)
+		fmt.Fprint(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+		go func() {
+			defer func() { done <- struct{}{} }()
+			chunk := make([]byte, 512)
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond): // 5 KiB/s
+				}
+				if _, err := c.Write(chunk); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(sendGrace + 500*time.Millisecond)
+	if code := get("127.0.0.4"); code != http.StatusServiceUnavailable {
+		t.Errorf("past the bound beside uploads at 5 KiB/s: %d, want 503", code)
+	}
+	close(stop)
+	for range uploads {
+		<-done
+	}
+	for i, c := range uploads {
+		if closed(c) {
+			t.Errorf("upload %d at 5 KiB/s lost its connection", i)
 		}
 	}
 }

@@ -29,8 +29,8 @@ func clientFrom(from string) *http.Client {
 
 // trickle keeps n connections from the address from sending a request a
 // byte every 100 ms, opening a new one for each the server closes, as a
-// slowloris client does, until the test ends. It returns once the n are
-// open; start writes what each connection opens with.
+// slowloris client does, until the test ends; start is what each
+// connection opens with.
 func trickle(t *testing.T, h *host, from string, n int, start string) {
 	t.Helper()
 	conns := make([]net.Conn, n)
@@ -85,7 +85,6 @@ func trickle(t *testing.T, h *host, from string, n int, start string) {
 			}
 		}
 	}()
-	time.Sleep(300 * time.Millisecond) // accepted
 }
 
 // TestConnectionsTrickled: connections still sending their request are
@@ -94,9 +93,11 @@ func trickle(t *testing.T, h *host, from string, n int, start string) {
 // held every place, and every other client got 503s for as long as it
 // went on. At the bound an address keeps server.maxSendingPerAddress
 // connections still sending; past that its longest sending one gives its
-// place. Other clients, ordinary clients from the trickling address and
-// several at once from one address are served; a trusted proxy's
-// connections, which carry many clients, keep their places.
+// place. Trickled from many addresses, each within its share, a request
+// coming at less than 1 KiB/s past its first 2 s gives its place. Other
+// clients, ordinary clients from a trickling address and several at once
+// from one address are served; a trusted proxy's connections, which carry
+// many clients, keep their places while they send at a client's pace.
 func TestConnectionsTrickled(t *testing.T) {
 	const bound, share = 20, 4
 	served := func(t *testing.T, h *host, key, from string, n int) {
@@ -148,6 +149,7 @@ func TestConnectionsTrickled(t *testing.T) {
 			}))
 			_, key := h.account("pro", 1000)
 			trickle(t, h, "127.0.0.1", bound, tc.start(key))
+			time.Sleep(300 * time.Millisecond) // accepted
 			for range 3 {
 				served(t, h, key, "127.0.0.2", 1)
 				time.Sleep(300 * time.Millisecond) // the trickler reopens what it lost
@@ -156,6 +158,24 @@ func TestConnectionsTrickled(t *testing.T) {
 			served(t, h, key, "127.0.0.1", 2) // beside the trickler, from its address
 		})
 	}
+	// Each address within its share, so only the rate tells the
+	// tricklers from clients.
+	t.Run("many addresses", func(t *testing.T) {
+		h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) {
+			c.Server.MaxConnections = bound
+			c.Server.MaxSendingPerAddress = share
+		}))
+		_, key := h.account("pro", 1000)
+		for i := range bound {
+			trickle(t, h, fmt.Sprintf("127.0.2.%d", i+1), 1, "GET /healthz HTTP/1.1\r\nHost: mdpress\r\nX-Slow: ")
+		}
+		time.Sleep(2500 * time.Millisecond) // past the grace a request has to get going
+		for range 3 {
+			served(t, h, key, "127.0.0.2", 1)
+			time.Sleep(300 * time.Millisecond)
+		}
+		served(t, h, key, "127.0.0.3", 3)
+	})
 	t.Run("trusted proxy", func(t *testing.T) {
 		h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) {
 			c.Server.MaxConnections = bound

@@ -82,9 +82,9 @@ func TestConnectionsLeftOpen(t *testing.T) {
 
 // TestConnectionsBound: at server.maxConnections with no connection idle
 // (clients still sending their headers, each from an address of its own,
-// within its share), a new connection is answered 503 with Retry-After and
-// the contract's error body, at once; once they are gone, connections are
-// served again.
+// within its share, and for less than the 2 s a request has to get going),
+// a new connection is answered 503 with Retry-After and the contract's
+// error body, at once; once they are gone, connections are served again.
 func TestConnectionsBound(t *testing.T) {
 	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Server.MaxConnections = 20 }))
 	settled()
