@@ -65,6 +65,12 @@ func clientAddr(r *http.Request, trusted []netip.Prefix) string {
 	if !ok {
 		return remoteHost(r)
 	}
+	return addrKey(ip)
+}
+
+// addrKey is the unit a client address counts as: an IPv4 address, or an
+// IPv6 address's /64.
+func addrKey(ip netip.Addr) string {
 	if ip.Is4() {
 		return ip.String()
 	}

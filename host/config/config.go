@@ -82,6 +82,10 @@ type Server struct {
 	// MaxConnections bounds the client connections open at once; 0:
 	// api.DefaultMaxConnections, lowered to fit the file descriptor limit.
 	MaxConnections int `yaml:"maxConnections"`
+	// MaxSendingPerAddress is how many connections one client address
+	// keeps at the bound while they are still sending their request; 0:
+	// api.DefaultSendingPerAddress.
+	MaxSendingPerAddress int `yaml:"maxSendingPerAddress"`
 }
 
 // TrustedProxyPrefixes is server.trustedProxies as address blocks, a lone
@@ -360,6 +364,7 @@ func (c *Config) Validate() error {
 		limitOf("server.queue", c.Server.Queue),
 		limitOf("server.maxHeldBodyBytes", c.Server.MaxHeldBodyBytes),
 		limitOf("server.maxConnections", c.Server.MaxConnections),
+		limitOf("server.maxSendingPerAddress", c.Server.MaxSendingPerAddress),
 		limitOf("auth.timeout", c.Auth.Timeout),
 		limitOf("meter.timeout", c.Meter.Timeout),
 		limitOf("parse.timeout", c.Parse.Timeout),

@@ -44,6 +44,12 @@ func openIdle(t *testing.T, h *host, n int) []net.Conn {
 	return conns
 }
 
+// settled waits for the host to see the end of startHost's /readyz
+// connection: until then it holds a place, and when it ends, after the
+// slow connections took the others, its place went to the connection
+// expected to find none.
+func settled() { time.Sleep(300 * time.Millisecond) }
+
 // TestConnectionsLeftOpen: connections that clients keep alive and idle
 // took a file descriptor each for the idle timeout (two minutes); past
 // the open-file limit the server accepted nothing, so /healthz and every
@@ -75,14 +81,16 @@ func TestConnectionsLeftOpen(t *testing.T) {
 }
 
 // TestConnectionsBound: at server.maxConnections with no connection idle
-// (clients still sending their headers), a new connection is answered 503
-// with Retry-After and the contract's error body, at once; once they are
-// gone, connections are served again.
+// (clients still sending their headers, each from an address of its own,
+// within its share, and for less than the 2 s a request has to get going),
+// a new connection is answered 503 with Retry-After and the contract's
+// error body, at once; once they are gone, connections are served again.
 func TestConnectionsBound(t *testing.T) {
 	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Server.MaxConnections = 20 }))
+	settled()
 	var slow []net.Conn
-	for range 20 {
-		c, err := net.Dial("tcp", strings.TrimPrefix(h.URL, "http://"))
+	for i := range 20 {
+		c, err := dialFrom(h, fmt.Sprintf("127.0.1.%d", i+1))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -154,10 +154,12 @@ func newServe(g *globals) *cobra.Command {
 			// that each refunds its reservation while the meter still runs.
 			reqCtx, cutRequests := context.WithCancelCause(context.WithoutCancel(ctx))
 			defer cutRequests(nil)
-			conns := api.NewConnLimit(maxConnections(c.Server.MaxConnections, log))
+			conns := api.NewConnLimit(maxConnections(c.Server.MaxConnections, log),
+				api.WithSendingPerAddress(c.Server.MaxSendingPerAddress), api.WithTrustedProxies(opts.TrustedProxies))
 			srv := &http.Server{
-				Handler:           handler,
+				Handler:           conns.Handler(handler),
 				ConnState:         conns.ConnState,
+				ConnContext:       conns.ConnContext,
 				BaseContext:       func(net.Listener) context.Context { return reqCtx },
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       time.Minute,
