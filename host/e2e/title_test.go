@@ -1,6 +1,13 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mdpress/mdpress/host/internal/pdfcheck"
@@ -33,4 +40,86 @@ func TestPDFTitle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPDFMetadata: what a reader shows of a PDF besides its pages names
+// mdpress and follows the document, on every backend, marked or not.
+// Chromium wrote its user agent as the Creator (the exact browser version
+// that rendered the document, in every PDF handed out) and Skia as the
+// Producer, and titled the bookmark of a heading that wraps with the
+// words of its lines run together where the line broke ("on andon").
+func TestPDFMetadata(t *testing.T) {
+	pdfcheck.Require(t)
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	long := "A heading long enough to wrap onto a second and a third line on a small page, Überblick 日本語"
+	md := "# " + long + "\n\nText.\n\n## Short one\n\nMore text.\n"
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			for _, plan := range []string{"pro", "free"} { // free is watermarked
+				t.Run(plan, func(t *testing.T) {
+					_, key := h.account(plan, -1)
+					resp, pdf := h.post(key, map[string]string{"markdown": md, "pageSize": "A6"})
+					if resp.StatusCode != 200 {
+						t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+					}
+					info := pdfcheck.Read(t, pdf)
+					if !strings.HasPrefix(info.Creator, "mdpress") || info.Producer != "mdpress" {
+						t.Errorf("Creator %q, Producer %q: want mdpress's", info.Creator, info.Producer)
+					}
+					if bytes.Contains(pdf, []byte("HeadlessChrome")) {
+						t.Error("the browser's user agent is still in the file")
+					}
+					path := filepath.Join(t.TempDir(), "doc.pdf")
+					if err := os.WriteFile(path, pdf, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					if out, err := exec.Command("qpdf", "--check", path).CombinedOutput(); err != nil {
+						t.Fatalf("qpdf --check: %v\n%s", err, out)
+					}
+					ws := pdfcheck.Words(t, pdf)
+					if findWord(t, ws, "heading").YMin == findWord(t, ws, "Überblick").YMin {
+						t.Fatal("the long heading fits one line at A6: the test needs it wrapped")
+					}
+					got := outlineTitles(t, path)
+					want := []string{long, "  Short one"}
+					if !slices.Equal(got, want) {
+						t.Errorf("outline %q, want %q", got, want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// outlineTitles reads the bookmarks of the PDF at path with qpdf, in
+// order, each indented two spaces per level.
+func outlineTitles(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := exec.Command("qpdf", "--json", "--json-key=outlines", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	type item struct {
+		Title string `json:"title"`
+		Kids  []item `json:"kids"`
+	}
+	var doc struct {
+		Outlines []item `json:"outlines"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var out []string
+	var walk func([]item, string)
+	walk = func(items []item, indent string) {
+		for _, it := range items {
+			out = append(out, indent+it.Title)
+			walk(it.Kids, indent+"  ")
+		}
+	}
+	walk(doc.Outlines, "")
+	return out
 }
