@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,4 +123,43 @@ func outlineTitles(t *testing.T, path string) []string {
 	}
 	walk(doc.Outlines, "")
 	return out
+}
+
+// TestOutlineMatchesHeadings: the bookmarks are the document's headings,
+// their texts and nesting, on every backend, whichever page each lands
+// on. Chromium titled the bookmark of a heading that a page break pushed
+// to the top of the next page with its text twice ("Sub 4Sub 4").
+func TestOutlineMatchesHeadings(t *testing.T) {
+	pdfcheck.Require(t)
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	var md strings.Builder
+	want := []string{"Start"}
+	md.WriteString("# Start\n\n")
+	for s := range 6 {
+		fmt.Fprintf(&md, "## Section %d\n\n", s)
+		for i := range 12 {
+			fmt.Fprintf(&md, "Filler paragraph %d.%d that takes some room on the page so headings fall on different pages.\n\n", s, i)
+		}
+		fmt.Fprintf(&md, "### Sub %d\n\nText.\n\n", s)
+		want = append(want, fmt.Sprintf("  Section %d", s), fmt.Sprintf("    Sub %d", s))
+	}
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			pdf, path := renderNotes(t, md.String(), backend, "modern")
+			// The test needs a heading at the top of a page: its first
+			// line there.
+			top := false
+			for _, p := range pdfcheck.PageText(t, pdf)[1:] {
+				top = top || strings.HasPrefix(strings.TrimSpace(p), "Sub ") || strings.HasPrefix(strings.TrimSpace(p), "Section ")
+			}
+			if !top {
+				t.Fatal("no heading starts a page: the test needs one")
+			}
+			if got := outlineTitles(t, path); !slices.Equal(got, want) {
+				t.Errorf("outline %q, want %q", got, want)
+			}
+		})
+	}
 }

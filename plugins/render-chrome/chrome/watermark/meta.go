@@ -19,8 +19,10 @@ type Meta struct {
 	Creator, Producer string
 	// Headings are the texts of the document's headings. Chromium titles
 	// a bookmark with its heading's text as laid out, and drops the space
-	// where a heading wraps ("on andon"): a bookmark whose title equals a
-	// heading's but for white space gets the heading's.
+	// where a heading wraps ("on andon"), or writes it twice when a page
+	// break pushed the heading down ("Sub 4Sub 4"): a bookmark whose
+	// title equals a heading's but for white space, or repeats it, gets
+	// the heading's.
 	Headings []string
 }
 
@@ -189,7 +191,10 @@ func (f *file) retitle(headings []string, changed map[int][]byte) error {
 		if !ok {
 			continue
 		}
-		fixed := want[squeeze(got)]
+		fixed, ok := want[squeeze(got)]
+		if !ok { // a heading "Go Go" is not "Go" twice
+			fixed = want[unrepeat(squeeze(got))]
+		}
 		if fixed == "" || fixed == got {
 			continue
 		}
@@ -206,6 +211,18 @@ func (f *file) retitle(headings []string, changed map[int][]byte) error {
 		changed[item.obj] = b.Bytes()
 	}
 	return nil
+}
+
+// unrepeat returns the text that s repeats, or s. Chromium titles the
+// bookmark of a heading that a page break pushed to the next page with
+// its text twice ("Sub 4Sub 4").
+func unrepeat(s string) string {
+	for k := 2; k <= 4; k++ {
+		if n := len(s) / k; len(s)%k == 0 && n > 0 && strings.Repeat(s[:n], k) == s {
+			return s[:n]
+		}
+	}
+	return s
 }
 
 // squeeze drops the white space of s.

@@ -77,6 +77,18 @@ func TestDescribeChromiumPDF(t *testing.T) {
 	}
 }
 
+// TestUnrepeat: the text a title repeats, for Chromium's bookmarks of
+// headings a page break pushed down.
+func TestUnrepeat(t *testing.T) {
+	for in, want := range map[string]string{
+		"Sub4Sub4": "Sub4", "abcabcabc": "abc", "日本日本": "日本", "Sub4": "Sub4", "": "", "aab": "aab", "aaaaaaaaaa": "aaaaa",
+	} {
+		if got := unrepeat(in); got != want {
+			t.Errorf("unrepeat(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestTextStrings: what textString writes, decodeText reads back, and
 // decodeText reads the escapes and hex forms other writers use.
 func TestTextStrings(t *testing.T) {
