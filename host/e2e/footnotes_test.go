@@ -32,7 +32,7 @@ func TestFootnoteBacklinks(t *testing.T) {
 	md.WriteString("## Later\n\nAgain[^a] and Other[^b].\n\n[^a]: Note A.\n[^b]: Note B.\n\n        code in note b\n")
 	for _, backend := range backends(t) {
 		t.Run(backend, func(t *testing.T) {
-			pdf, out := renderNotes(t, md.String(), backend, "modern")
+			pdf, out := renderThemed(t, md.String(), backend, "modern")
 			words := pdfcheck.Words(t, pdf)
 			refs := []pdfcheck.Word{findWord(t, words, "First"), findWord(t, words, "Again"), findWord(t, words, "Other")}
 			if refs[0].Page == refs[1].Page {
@@ -57,7 +57,7 @@ func TestFootnoteBacklinkFirstLine(t *testing.T) {
 	for _, backend := range backends(t) {
 		for _, theme := range []string{"basic", "modern"} {
 			t.Run(backend+"/"+theme, func(t *testing.T) {
-				pdf, out := renderNotes(t, md, backend, theme)
+				pdf, out := renderThemed(t, md, backend, theme)
 				words := pdfcheck.Words(t, pdf)
 				checkBacklinks(t, out, words, []pdfcheck.Word{findWord(t, words, "First")})
 			})
@@ -65,8 +65,9 @@ func TestFootnoteBacklinkFirstLine(t *testing.T) {
 	}
 }
 
-// renderNotes renders md with the CLI and returns the PDF and its path.
-func renderNotes(t *testing.T, md, backend, theme string) ([]byte, string) {
+// renderThemed renders md with mdpress render in theme, without page
+// numbers, and returns the PDF and its path.
+func renderThemed(t *testing.T, md, backend, theme string) ([]byte, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "notes.pdf")
 	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", "-", "-o", out, "--backend", backend,

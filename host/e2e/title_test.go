@@ -147,7 +147,7 @@ func TestOutlineMatchesHeadings(t *testing.T) {
 	}
 	for _, backend := range backends(t) {
 		t.Run(backend, func(t *testing.T) {
-			pdf, path := renderNotes(t, md.String(), backend, "modern")
+			pdf, path := renderThemed(t, md.String(), backend, "modern")
 			// The test needs a heading at the top of a page: its first
 			// line there.
 			top := false
