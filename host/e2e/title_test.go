@@ -128,7 +128,9 @@ func outlineTitles(t *testing.T, path string) []string {
 // TestOutlineMatchesHeadings: the bookmarks are the document's headings,
 // their texts and nesting, on every backend, whichever page each lands
 // on. Chromium titled the bookmark of a heading that a page break pushed
-// to the top of the next page with its text twice ("Sub 4Sub 4").
+// to the top of the next page with what it had laid out of it before the
+// break, then all of it: "Sub 4Sub 4", or a long heading's first line and
+// then the heading, its lines run together.
 func TestOutlineMatchesHeadings(t *testing.T) {
 	pdfcheck.Require(t)
 	if _, err := exec.LookPath("qpdf"); err != nil {
@@ -137,13 +139,14 @@ func TestOutlineMatchesHeadings(t *testing.T) {
 	var md strings.Builder
 	want := []string{"Start"}
 	md.WriteString("# Start\n\n")
-	for s := range 6 {
-		fmt.Fprintf(&md, "## Section %d\n\n", s)
-		for i := range 12 {
+	for s := range 30 {
+		section := fmt.Sprintf("Section %d with a heading long enough that it wraps on the page at this size of type", s)
+		fmt.Fprintf(&md, "## %s\n\n", section)
+		for i := range 6 {
 			fmt.Fprintf(&md, "Filler paragraph %d.%d that takes some room on the page so headings fall on different pages.\n\n", s, i)
 		}
 		fmt.Fprintf(&md, "### Sub %d\n\nText.\n\n", s)
-		want = append(want, fmt.Sprintf("  Section %d", s), fmt.Sprintf("    Sub %d", s))
+		want = append(want, "  "+section, fmt.Sprintf("    Sub %d", s))
 	}
 	for _, backend := range backends(t) {
 		t.Run(backend, func(t *testing.T) {

@@ -19,10 +19,10 @@ type Meta struct {
 	Creator, Producer string
 	// Headings are the texts of the document's headings. Chromium titles
 	// a bookmark with its heading's text as laid out, and drops the space
-	// where a heading wraps ("on andon"), or writes it twice when a page
-	// break pushed the heading down ("Sub 4Sub 4"): a bookmark whose
-	// title equals a heading's but for white space, or repeats it, gets
-	// the heading's.
+	// where a heading wraps ("on andon"), and when a page break pushed
+	// the heading down, puts first what it laid out of it before the
+	// break ("Sub 4Sub 4"): a bookmark whose title is a heading's but for
+	// white space, or a heading's after such a start, gets the heading's.
 	Headings []string
 }
 
@@ -140,17 +140,7 @@ func (f *file) retitle(headings []string, changed map[int][]byte) error {
 	if len(headings) == 0 {
 		return nil
 	}
-	// By the text without white space; a text that two headings spaced
-	// differently share is left as Chromium wrote it.
-	want := make(map[string]string, len(headings))
-	for _, h := range headings {
-		h = strings.Join(strings.Fields(h), " ")
-		k := squeeze(h)
-		if prev, ok := want[k]; ok && prev != h {
-			h = ""
-		}
-		want[k] = h
-	}
+	hs := newHeadingSet(headings)
 	root, err := f.resolve(getOr(f.trailer, "Root", value{}))
 	if err != nil {
 		return err
@@ -191,10 +181,7 @@ func (f *file) retitle(headings []string, changed map[int][]byte) error {
 		if !ok {
 			continue
 		}
-		fixed, ok := want[squeeze(got)]
-		if !ok { // a heading "Go Go" is not "Go" twice
-			fixed = want[unrepeat(squeeze(got))]
-		}
+		fixed := hs.match(squeeze(got))
 		if fixed == "" || fixed == got {
 			continue
 		}
@@ -213,16 +200,77 @@ func (f *file) retitle(headings []string, changed map[int][]byte) error {
 	return nil
 }
 
-// unrepeat returns the text that s repeats, or s. Chromium titles the
-// bookmark of a heading that a page break pushed to the next page with
-// its text twice ("Sub 4Sub 4").
-func unrepeat(s string) string {
-	for k := 2; k <= 4; k++ {
-		if n := len(s) / k; len(s)%k == 0 && n > 0 && strings.Repeat(s[:n], k) == s {
-			return s[:n]
+// headingSet finds the heading a bookmark's title stands for.
+type headingSet struct {
+	// want maps a heading's text without white space to the text; ""
+	// for a text that two headings spaced differently share.
+	want    map[string]string
+	lengths []int // of want's keys, longest first
+	budget  int   // bytes left to compare on titles that match no key
+}
+
+// maxMatchWork bounds the bytes compared to match all of a document's
+// titles that are not exactly a heading's: a document of many long
+// headings, all mangled, keeps the rest as Chromium wrote them.
+const maxMatchWork = 16 << 20
+
+func newHeadingSet(headings []string) *headingSet {
+	hs := &headingSet{want: make(map[string]string, len(headings)), budget: maxMatchWork}
+	for _, h := range headings {
+		h = strings.Join(strings.Fields(h), " ")
+		k := squeeze(h)
+		if prev, ok := hs.want[k]; ok && prev != h {
+			h = ""
+		}
+		if _, ok := hs.want[k]; !ok {
+			hs.lengths = append(hs.lengths, len(k))
+		}
+		hs.want[k] = h
+	}
+	slices.Sort(hs.lengths)
+	hs.lengths = slices.Compact(hs.lengths)
+	slices.Reverse(hs.lengths)
+	return hs
+}
+
+// match returns the heading that t, a title without white space, is, or
+// "". Chromium's title is a heading's text, or, for a heading that a page
+// break pushed down, what it laid out of it before the break (its first
+// lines, or all of it) followed by all of it: "Sub 4Sub 4". An exact
+// match wins, so a heading "Go Go" is not "Go" twice.
+func (hs *headingSet) match(t string) string {
+	if h, ok := hs.want[t]; ok {
+		return h
+	}
+	for _, l := range hs.lengths {
+		if l >= len(t) || l == 0 {
+			continue
+		}
+		if hs.budget -= len(t); hs.budget < 0 {
+			return ""
+		}
+		h, ok := hs.want[t[len(t)-l:]]
+		if ok && prefixRun(t[:len(t)-l], t[len(t)-l:]) {
+			return h
 		}
 	}
-	return s
+	return ""
+}
+
+// prefixRun reports whether p is made of prefixes of h, one after the
+// other.
+func prefixRun(p, h string) bool {
+	for p != "" {
+		k := 0
+		for k < len(p) && k < len(h) && p[k] == h[k] {
+			k++
+		}
+		if k == 0 {
+			return false
+		}
+		p = p[k:]
+	}
+	return true
 }
 
 // squeeze drops the white space of s.

@@ -77,14 +77,26 @@ func TestDescribeChromiumPDF(t *testing.T) {
 	}
 }
 
-// TestUnrepeat: the text a title repeats, for Chromium's bookmarks of
-// headings a page break pushed down.
-func TestUnrepeat(t *testing.T) {
-	for in, want := range map[string]string{
-		"Sub4Sub4": "Sub4", "abcabcabc": "abc", "日本日本": "日本", "Sub4": "Sub4", "": "", "aab": "aab", "aaaaaaaaaa": "aaaaa",
+// TestMatchTitle: the heading a bookmark's title stands for, given how
+// Chromium mangles the titles of headings that wrap or that a page break
+// pushed down.
+func TestMatchTitle(t *testing.T) {
+	hs := newHeadingSet([]string{"Sub 4", "Go", "Go Go", "A heading that wraps on the page", "日本語の 見出し", "a b", "ab"})
+	for title, want := range map[string]string{
+		"Sub4":     "Sub 4",
+		"Sub4Sub4": "Sub 4",
+		"GoGo":     "Go Go", // a heading, not "Go" twice
+		"Aheadingthatwraps" + "Aheadingthatwrapsonthepage":         "A heading that wraps on the page",
+		"Aheading" + "Aheadingthat" + "Aheadingthatwrapsonthepage": "A heading that wraps on the page",
+		"日本語の見出し日本語の見出し":                                           "日本語の 見出し",
+		"Sub4Sub5":    "",
+		"xSub4":       "",
+		"ab":          "", // "a b" and "ab": which one, nobody knows
+		"Sub4Sub4Two": "",
+		"":            "",
 	} {
-		if got := unrepeat(in); got != want {
-			t.Errorf("unrepeat(%q) = %q, want %q", in, got, want)
+		if got := hs.match(title); got != want {
+			t.Errorf("match(%q) = %q, want %q", title, got, want)
 		}
 	}
 }
