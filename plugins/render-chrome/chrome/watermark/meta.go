@@ -22,7 +22,8 @@ type Meta struct {
 	// where a heading wraps ("on andon"), and when a page break pushed
 	// the heading down, puts first what it laid out of it before the
 	// break ("Sub 4Sub 4"): a bookmark whose title is a heading's but for
-	// white space, or a heading's after such a start, gets the heading's.
+	// white space, or a heading's after such a start, gets the heading's;
+	// so does one that is a heading's and its footnote numbers.
 	Headings []string
 }
 
@@ -241,6 +242,18 @@ func newHeadingSet(headings []string) *headingSet {
 func (hs *headingSet) match(t string) string {
 	if h, ok := hs.want[t]; ok {
 		return h
+	}
+	// Chromium's title also holds the numbers of the heading's footnote
+	// references, which its text (render-fpdf's bookmark, the PDF's
+	// title) leave out: "Results1". The longest heading wins: "Sub41" is
+	// "Sub 4" and note 1.
+	for i := len(t) - 1; i > 0 && t[i] >= '0' && t[i] <= '9'; i-- {
+		if hs.budget -= i; hs.budget < 0 {
+			return ""
+		}
+		if h, ok := hs.want[t[:i]]; ok {
+			return h
+		}
 	}
 	for _, l := range hs.lengths {
 		if l >= len(t) || l == 0 {

@@ -89,6 +89,9 @@ func TestMatchTitle(t *testing.T) {
 		"Aheadingthatwraps" + "Aheadingthatwrapsonthepage":         "A heading that wraps on the page",
 		"Aheading" + "Aheadingthat" + "Aheadingthatwrapsonthepage": "A heading that wraps on the page",
 		"日本語の見出し日本語の見出し":                                           "日本語の 見出し",
+		"Sub41":       "Sub 4", // a footnote reference's number
+		"Sub412":      "Sub 4",
+		"Go2":         "Go",
 		"Sub4Sub5":    "",
 		"xSub4":       "",
 		"ab":          "", // "a b" and "ab": which one, nobody knows
