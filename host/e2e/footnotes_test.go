@@ -32,58 +32,99 @@ func TestFootnoteBacklinks(t *testing.T) {
 	md.WriteString("## Later\n\nAgain[^a] and Other[^b].\n\n[^a]: Note A.\n[^b]: Note B.\n\n        code in note b\n")
 	for _, backend := range backends(t) {
 		t.Run(backend, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "notes.pdf")
-			cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", "-", "-o", out, "--backend", backend,
-				"--numbering", "none", "--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", t.TempDir())
-			cmd.Env = cleanEnv()
-			cmd.Stdin = strings.NewReader(md.String())
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("render: %v\n%s", err, msg)
-			}
-			pdf, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			pdf, out := renderThemed(t, md.String(), backend, "modern")
 			words := pdfcheck.Words(t, pdf)
-			find := func(text string) pdfcheck.Word {
-				for _, w := range words {
-					if strings.HasPrefix(w.Text, text) {
-						return w
-					}
-				}
-				t.Fatalf("no word %q in the PDF", text)
-				return pdfcheck.Word{}
-			}
-			var arrows []pdfcheck.Word
-			for _, w := range words {
-				if strings.HasPrefix(w.Text, "↩") {
-					arrows = append(arrows, w)
-				}
-			}
-			refs := []pdfcheck.Word{find("First"), find("Again"), find("Other")}
-			if len(arrows) != len(refs) {
-				t.Fatalf("%d back links drawn, want %d (two for note a, one for b)", len(arrows), len(refs))
-			}
+			refs := []pdfcheck.Word{findWord(t, words, "First"), findWord(t, words, "Again"), findWord(t, words, "Other")}
 			if refs[0].Page == refs[1].Page {
 				t.Fatalf("both references on page %d: the test needs them apart", refs[0].Page)
 			}
-			links := pdfLinks(t, out)
-			for i, a := range arrows {
-				l, ok := linkAt(links, a)
-				if !ok {
-					t.Errorf("back link %d (page %d) is not a link", i+1, a.Page)
-					continue
-				}
-				ref := refs[i]
-				top := ref.PageH - ref.YMin // the reference's top, in PDF space
-				// Chromium's destinations sit a page margin above the
-				// element; within an inch keeps the reference in view.
-				if l.destPage != ref.Page || l.destY < top-2 || l.destY > top+72 {
-					t.Errorf("back link %d leads to page %d y %.0f, want the reference %q on page %d, top at y %.0f",
-						i+1, l.destPage, l.destY, ref.Text, ref.Page, top)
-				}
-			}
+			checkBacklinks(t, out, words, refs)
 		})
+	}
+}
+
+// TestFootnoteBacklinkFirstLine: a reference on the document's first line
+// gets a live back link too. The themes set body { margin: 0 } and
+// sup { line-height: 0 }, so the raised reference pokes above the page's
+// content box, and Chromium wrote no destination for it: its ↩ led
+// nowhere, in both themes.
+func TestFootnoteBacklinkFirstLine(t *testing.T) {
+	pdfcheck.Require(t)
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	md := "First[^a] line, its reference at the very top.\n\nMore text.\n\n[^a]: The note.\n"
+	for _, backend := range backends(t) {
+		for _, theme := range []string{"basic", "modern"} {
+			t.Run(backend+"/"+theme, func(t *testing.T) {
+				pdf, out := renderThemed(t, md, backend, theme)
+				words := pdfcheck.Words(t, pdf)
+				checkBacklinks(t, out, words, []pdfcheck.Word{findWord(t, words, "First")})
+			})
+		}
+	}
+}
+
+// renderThemed renders md with mdpress render in theme, without page
+// numbers, and returns the PDF and its path.
+func renderThemed(t *testing.T, md, backend, theme string) ([]byte, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "notes.pdf")
+	cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", "-", "-o", out, "--backend", backend,
+		"--theme", theme, "--numbering", "none", "--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", t.TempDir())
+	cmd.Env = cleanEnv()
+	cmd.Stdin = strings.NewReader(md)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("render: %v\n%s", err, msg)
+	}
+	pdf, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdf, out
+}
+
+// findWord returns the first word of the PDF that starts with text.
+func findWord(t *testing.T, words []pdfcheck.Word, text string) pdfcheck.Word {
+	t.Helper()
+	for _, w := range words {
+		if strings.HasPrefix(w.Text, text) {
+			return w
+		}
+	}
+	t.Fatalf("no word %q in the PDF", text)
+	return pdfcheck.Word{}
+}
+
+// checkBacklinks checks that the PDF at out draws one ↩ per reference, in
+// the order of refs, and that each leads to the page of its reference, in
+// view of it.
+func checkBacklinks(t *testing.T, out string, words []pdfcheck.Word, refs []pdfcheck.Word) {
+	t.Helper()
+	var arrows []pdfcheck.Word
+	for _, w := range words {
+		if strings.HasPrefix(w.Text, "↩") {
+			arrows = append(arrows, w)
+		}
+	}
+	if len(arrows) != len(refs) {
+		t.Fatalf("%d back links drawn, want %d", len(arrows), len(refs))
+	}
+	links := pdfLinks(t, out)
+	for i, a := range arrows {
+		l, ok := linkAt(links, a)
+		if !ok {
+			t.Errorf("back link %d (page %d) is not a link to a place in the document", i+1, a.Page)
+			continue
+		}
+		ref := refs[i]
+		top := ref.PageH - ref.YMin // the reference's top, in PDF space
+		// Chromium's destinations sit a page margin above the
+		// element; within an inch keeps the reference in view.
+		if l.destPage != ref.Page || l.destY < top-2 || l.destY > top+72 {
+			t.Errorf("back link %d leads to page %d y %.0f, want the reference %q on page %d, top at y %.0f",
+				i+1, l.destPage, l.destY, ref.Text, ref.Page, top)
+		}
 	}
 }
 

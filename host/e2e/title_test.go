@@ -1,6 +1,14 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mdpress/mdpress/host/internal/pdfcheck"
@@ -30,6 +38,132 @@ func TestPDFTitle(t *testing.T) {
 						t.Errorf("Title %q, want %q", got, tt.want)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestPDFMetadata: what a reader shows of a PDF besides its pages names
+// mdpress and follows the document, on every backend, marked or not.
+// Chromium wrote its user agent as the Creator (the exact browser version
+// that rendered the document, in every PDF handed out) and Skia as the
+// Producer, and titled the bookmark of a heading that wraps with the
+// words of its lines run together where the line broke ("on andon").
+func TestPDFMetadata(t *testing.T) {
+	pdfcheck.Require(t)
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	long := "A heading long enough to wrap onto a second and a third line on a small page, Überblick 日本語"
+	md := "# " + long + "\n\nText.\n\n## Short one\n\nMore text.\n"
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			for _, plan := range []string{"pro", "free"} { // free is watermarked
+				t.Run(plan, func(t *testing.T) {
+					_, key := h.account(plan, -1)
+					resp, pdf := h.post(key, map[string]string{"markdown": md, "pageSize": "A6"})
+					if resp.StatusCode != 200 {
+						t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+					}
+					info := pdfcheck.Read(t, pdf)
+					if !strings.HasPrefix(info.Creator, "mdpress") || info.Producer != "mdpress" {
+						t.Errorf("Creator %q, Producer %q: want mdpress's", info.Creator, info.Producer)
+					}
+					if bytes.Contains(pdf, []byte("HeadlessChrome")) {
+						t.Error("the browser's user agent is still in the file")
+					}
+					path := filepath.Join(t.TempDir(), "doc.pdf")
+					if err := os.WriteFile(path, pdf, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					if out, err := exec.Command("qpdf", "--check", path).CombinedOutput(); err != nil {
+						t.Fatalf("qpdf --check: %v\n%s", err, out)
+					}
+					ws := pdfcheck.Words(t, pdf)
+					if findWord(t, ws, "heading").YMin == findWord(t, ws, "Überblick").YMin {
+						t.Fatal("the long heading fits one line at A6: the test needs it wrapped")
+					}
+					got := outlineTitles(t, path)
+					want := []string{long, "  Short one"}
+					if !slices.Equal(got, want) {
+						t.Errorf("outline %q, want %q", got, want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// outlineTitles reads the bookmarks of the PDF at path with qpdf, in
+// order, each indented two spaces per level.
+func outlineTitles(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := exec.Command("qpdf", "--json", "--json-key=outlines", path).Output()
+	if err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	type item struct {
+		Title string `json:"title"`
+		Kids  []item `json:"kids"`
+	}
+	var doc struct {
+		Outlines []item `json:"outlines"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("qpdf --json: %v", err)
+	}
+	var out []string
+	var walk func([]item, string)
+	walk = func(items []item, indent string) {
+		for _, it := range items {
+			out = append(out, indent+it.Title)
+			walk(it.Kids, indent+"  ")
+		}
+	}
+	walk(doc.Outlines, "")
+	return out
+}
+
+// TestOutlineMatchesHeadings: the bookmarks are the document's headings,
+// their texts and nesting, on every backend, whichever page each lands
+// on. Chromium titled the bookmark of a heading that a page break pushed
+// to the top of the next page with what it had laid out of it before the
+// break, then all of it: "Sub 4Sub 4", or a long heading's first line and
+// then the heading, its lines run together; and it added the numbers of
+// a heading's footnote references ("Start1"), which render-fpdf's
+// bookmarks and the PDF's title leave out.
+func TestOutlineMatchesHeadings(t *testing.T) {
+	pdfcheck.Require(t)
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	var md strings.Builder
+	want := []string{"Start"}
+	md.WriteString("# Start[^s]\n\n[^s]: A footnote, whose number is no part of the heading's title.\n\n")
+	for s := range 30 {
+		section := fmt.Sprintf("Section %d with a heading long enough that it wraps on the page at this size of type", s)
+		fmt.Fprintf(&md, "## %s\n\n", section)
+		for i := range 6 {
+			fmt.Fprintf(&md, "Filler paragraph %d.%d that takes some room on the page so headings fall on different pages.\n\n", s, i)
+		}
+		fmt.Fprintf(&md, "### Sub %d\n\nText.\n\n", s)
+		want = append(want, "  "+section, fmt.Sprintf("    Sub %d", s))
+	}
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			pdf, path := renderThemed(t, md.String(), backend, "modern")
+			// The test needs a heading at the top of a page: its first
+			// line there.
+			top := false
+			for _, p := range pdfcheck.PageText(t, pdf)[1:] {
+				top = top || strings.HasPrefix(strings.TrimSpace(p), "Sub ") || strings.HasPrefix(strings.TrimSpace(p), "Section ")
+			}
+			if !top {
+				t.Fatal("no heading starts a page: the test needs one")
+			}
+			if got := outlineTitles(t, path); !slices.Equal(got, want) {
+				t.Errorf("outline %q, want %q", got, want)
 			}
 		})
 	}

@@ -30,6 +30,8 @@ type Info struct {
 	WidthPt  float64
 	HeightPt float64
 	Title    string
+	Creator  string
+	Producer string
 	Tagged   bool
 	Raw      string
 }
@@ -56,6 +58,10 @@ func Read(t testing.TB, pdf []byte) Info {
 			info.Pages, _ = strconv.Atoi(v)
 		case "Title":
 			info.Title = v
+		case "Creator":
+			info.Creator = v
+		case "Producer":
+			info.Producer = v
 		case "Tagged":
 			info.Tagged = v == "yes"
 		}

@@ -23,6 +23,13 @@ import (
 // Version is reported in the plugin's Info.
 const Version = "0.1.0"
 
+// Creator and Producer name mdpress in every PDF's document information,
+// as render-fpdf's do, where Chromium wrote its user agent and Skia.
+const (
+	Creator  = "mdpress render-chrome"
+	Producer = "mdpress"
+)
+
 // maxPagePt bounds a page side: the largest a PDF page may be (200 in).
 const maxPagePt = 14400
 
@@ -257,6 +264,17 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			err := stage.Errorf(stage.CodeTooLarge, "document needs more than %d pages", e.cfg.MaxPages)
 			err.Details = map[string]string{"limit": fmt.Sprintf("%d pages", e.cfg.MaxPages)}
 			return nil, err
+		}
+		// What readers show of the file: its maker, and the bookmarks'
+		// titles. A PDF that cannot be described is still the document.
+		headings := make([]string, len(req.Document.Outline))
+		for i, h := range req.Document.Outline {
+			headings[i] = h.Text
+		}
+		if described, err := watermark.Describe(pdf, watermark.Meta{Creator: Creator, Producer: Producer, Headings: headings}); err != nil {
+			r.log.Warn("pdf metadata left as printed", "err", err)
+		} else {
+			pdf = described
 		}
 		if req.Watermark != "" {
 			// Drawn into the printed PDF, where the document's CSS cannot

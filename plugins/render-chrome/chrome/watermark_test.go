@@ -360,8 +360,8 @@ func TestPageCountIgnoresDocumentText(t *testing.T) {
 }
 
 // TestStampOnlyWhenAsked: without a watermark the PDF is what Chromium
-// printed, byte for byte, for the stamp is never called; with one it is
-// the stamp's rewrite of Chromium's bytes, which holds no prefix that is
+// printed, its document information rewritten in place, for the stamp is
+// never called; with one it is the stamp's rewrite of those bytes, which holds no prefix that is
 // the unmarked print, and a stamp that fails fails the render.
 func TestStampOnlyWhenAsked(t *testing.T) {
 	var calls int

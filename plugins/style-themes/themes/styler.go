@@ -191,11 +191,23 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 }
 
 // printCSS is written ahead of every theme's stylesheet, an operator's
-// too. A closed <details> shows only its summary, and a PDF cannot be
-// clicked open: what a reader on GitHub unfolds would be missing from the
-// page, and render-fpdf, which reads no CSS, prints it. Inside the theme's
-// layer, so a document's own CSS can still hide it.
-const printCSS = "details::details-content { content-visibility: visible; }\n"
+// too, inside the theme's layer so that a document's own CSS still wins.
+//
+// A closed <details> shows only its summary, and a PDF cannot be clicked
+// open: what a reader on GitHub unfolds would be missing from the page,
+// and render-fpdf, which reads no CSS, prints it.
+//
+// A <sup> with an id is a link target (goldmark's footnote references,
+// which the notes' ↩ lead back to). Chromium writes no destination for a
+// target whose box starts above the page's content, and a raised sup
+// whose line-height is 0 (the themes' rule, which keeps it from spreading
+// its line) reaches above its line: on the document's first line, with
+// the body's margin at 0, that is above the page, and its ↩ led nowhere.
+// As an inline-block its box is its line-height's, 0, at its raised
+// baseline, inside the line; its glyphs move by under 0.3 pt, and no
+// other glyph moves.
+const printCSS = "details::details-content { content-visibility: visible; }\n" +
+	"sup[id] { display: inline-block; }\n"
 
 // maxPagePt is the largest page side PDF allows (200 in).
 const maxPagePt = 14400

@@ -63,3 +63,30 @@ func FuzzStamp(f *testing.F) {
 // maxSize is the most a stamp may write for a file of n bytes with at
 // most objs objects, and so pages: linear in both.
 func maxSize(n, objs int) int { return 2*n + 1<<16 + objs<<10 }
+
+// FuzzDescribe describes arbitrary bytes: whatever they are, Describe
+// returns without panicking, and a file it changed reads again, with
+// its update, and describes again to itself.
+//
+//	go test ./plugins/render-chrome/chrome/watermark/ -run '^$' -fuzz FuzzDescribe -fuzztime 1m -parallel 1
+func FuzzDescribe(f *testing.F) {
+	f.Add(chromiumPDF(f), "Printed by Chro mium")
+	f.Add(handPDF(), "x")
+	f.Fuzz(func(t *testing.T, in []byte, heading string) {
+		m := Meta{Creator: "mdpress (c)", Producer: "mdpress é", Headings: []string{heading}}
+		out, err := Describe(in, m)
+		if err != nil || bytes.Equal(out, in) {
+			return
+		}
+		if _, err := readFile(out); err != nil {
+			t.Fatalf("the described PDF does not read: %v", err)
+		}
+		again, err := Describe(out, m)
+		if err != nil {
+			t.Fatalf("the described PDF does not describe again: %v", err)
+		}
+		if _, err := readFile(again); err != nil {
+			t.Fatalf("the PDF described twice does not read: %v", err)
+		}
+	})
+}

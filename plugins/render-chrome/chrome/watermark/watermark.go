@@ -1,5 +1,7 @@
 // Package watermark stamps a text watermark on every page of a PDF that
-// Chromium printed, where the document's own CSS cannot reach it.
+// Chromium printed, where the document's own CSS cannot reach it. With
+// the same reader, Describe corrects what Chromium wrote for the PDF's
+// readers: its document information and its bookmarks' titles (meta.go).
 //
 // The stamp rewrites the file: one header, the printed objects that stay
 // as they are, copied byte for byte, then a font (standard
