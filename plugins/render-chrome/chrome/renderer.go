@@ -205,6 +205,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 	e.stats.inFlight.Add(1)
 	defer e.stats.inFlight.Add(-1)
 
+	retried := false
 	for attempt := 0; ; attempt++ {
 		g, err := e.current(ctx)
 		if err != nil {
@@ -223,9 +224,9 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		if err != nil {
 			return nil, r.failure(ctx, g, err)
 		}
-		g.printing.Add(1)
+		job := e.beginPrint(g)
 		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages, e.cfg.MaxPDFBytes)
-		g.printing.Add(-1)
+		e.endPrint(g, job)
 		var refused *stage.Error // by the document's images, before printing
 		if errors.As(err, &refused) && !errors.Is(err, errPDFTooLarge) {
 			r.log.Info("document refused before printing", "reason", refused.Message)
@@ -240,6 +241,15 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		// would wait for those fetches until its own timeout.
 		e.give(g, t, (err == nil || refused != nil) && t.pending.Load() == 0)
 		e.checkMemoryAfter(g) // a failed render may have grown it too
+		if err != nil && !retried && !errors.As(err, new(*stage.Error)) && g.overMemory.Load() && !job.culprit.Load() && ctx.Err() == nil {
+			// Killed for another document's memory: this one did nothing
+			// wrong. Once only, so that a misblamed bomb cannot take a
+			// render with it browser after browser.
+			retried = true
+			e.stats.retried.Add(1)
+			r.log.Info("render retried on a new browser: its browser was killed for another render's memory", "err", err)
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
 				go e.checkHung(g)

@@ -16,6 +16,7 @@ type stats struct {
 	launches atomic.Int64 // browser starts
 	crashes  atomic.Int64 // browsers that died or hung without being asked to stop
 	restarts atomic.Int64 // browsers replaced for using too much memory
+	retried  atomic.Int64 // renders printed again after a browser killed for another's memory
 	recycled atomic.Int64 // tabs closed and replaced
 	blocked  atomic.Int64 // document requests refused
 	fetched  atomic.Int64 // remote resources fetched for documents
@@ -27,6 +28,7 @@ type stats struct {
 type Stats struct {
 	Rendered, Failed, TimedOut, Busy  int64
 	Launches, Crashes, MemoryRestarts int64
+	Retried                           int64
 	TabsRecycled, Blocked, Fetched    int64
 	InFlight, Waiting                 int64
 	// Escaped counts connections that reached the browser's blackhole
@@ -39,6 +41,7 @@ func (s *stats) snapshot() Stats {
 	return Stats{
 		Rendered: s.rendered.Load(), Failed: s.failed.Load(), TimedOut: s.timedOut.Load(), Busy: s.busy.Load(),
 		Launches: s.launches.Load(), Crashes: s.crashes.Load(), MemoryRestarts: s.restarts.Load(),
+		Retried:      s.retried.Load(),
 		TabsRecycled: s.recycled.Load(), Blocked: s.blocked.Load(), Fetched: s.fetched.Load(),
 		InFlight: s.inFlight.Load(), Waiting: s.waiting.Load(),
 	}
@@ -57,6 +60,7 @@ func writeMetrics(w io.Writer, st Stats) error {
 		{"mdpress_chrome_browser_launches_total", "counter", "Browser starts.", st.Launches},
 		{"mdpress_chrome_browser_crashes_total", "counter", "Browsers that died or stopped answering.", st.Crashes},
 		{"mdpress_chrome_browser_memory_restarts_total", "counter", "Browsers replaced for their memory use.", st.MemoryRestarts},
+		{"mdpress_chrome_renders_retried_total", "counter", "Renders printed again after their browser was killed for another render's memory.", st.Retried},
 		{"mdpress_chrome_tabs_recycled_total", "counter", "Tabs closed and replaced.", st.TabsRecycled},
 		{"mdpress_chrome_requests_blocked_total", "counter", "Document requests refused.", st.Blocked},
 		{"mdpress_chrome_requests_fetched_total", "counter", "Remote resources fetched for documents.", st.Fetched},

@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -58,10 +59,7 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	}
 	limit := base + 1<<30
 	r.engine().renderMemLimit.Store(limit)
-	svg := dataURI("image/png", pngHeader(20000, 20000))
-	for range maxScanDepth + 1 {
-		svg = dataURI("image/svg+xml", []byte(`<svg xmlns='http://www.w3.org/2000/svg' width='100' height='100'><image width='100' height='100' href='`+svg+`'/></svg>`))
-	}
+	svg := svgImageBomb()
 	stop := make(chan struct{})
 	peak := peakRSS(p, stop)
 	a4, _ := papers.Lookup("A4")
@@ -82,4 +80,89 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 		t.Errorf("stopped after %v", took)
 	}
 	t.Logf("idle %d MB, stopped after %v", base>>20, took.Round(time.Millisecond))
+}
+
+// svgImageBomb is a data: URL that grows the browser by gigabytes as it
+// prints: a PNG of 20000x20000 pixels, SVG images deeper than the scan
+// reads.
+func svgImageBomb() string {
+	svg := dataURI("image/png", pngHeader(20000, 20000))
+	for range maxScanDepth + 1 {
+		svg = dataURI("image/svg+xml", []byte(`<svg xmlns='http://www.w3.org/2000/svg' width='100' height='100'><image width='100' height='100' href='`+svg+`'/></svg>`))
+	}
+	return svg
+}
+
+// TestMemoryWatchdogSparesNeighbours: the browser the watchdog kills for
+// one document's memory takes down every render printing there. The
+// document that grew it fails; the others, other accounts' maybe, print on
+// the next browser instead of failing beside it.
+func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
+	t.Parallel()
+	needTool(t, "pdftotext")
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":4,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	old := currentProc(t, r)
+	base, err := old.rss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := base + 1<<30
+	// No bound until the neighbours print beside the bomb.
+	e.renderMemLimit.Store(1 << 40)
+	printing := func() int64 {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		var n int64
+		for g := range e.gens {
+			n += g.printing.Load()
+		}
+		return n
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	bomb := renderAsync(ctx, r, doc{body: `<img src="` + svgImageBomb() + `">`}.html())
+	waitFor(t, "the bomb printing", func() bool { return printing() == 1 })
+	var neighbours []<-chan result
+	for i := range 3 {
+		// Held loading by the stalled image, so that they are printing
+		// when the bound is passed, however fast the bomb grows.
+		neighbours = append(neighbours, renderAsync(ctx, r, doc{body: fmt.Sprintf(`<p>neighbour %d</p><img src="%s/stall">`, i, n.publicURL())}.html()))
+	}
+	for range neighbours {
+		<-n.stalled
+	}
+	e.renderMemLimit.Store(limit)
+
+	select {
+	case got := <-bomb:
+		if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
+			t.Fatalf("bomb: %v (code %v), want unavailable for its memory", got.err, code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the bomb was not stopped")
+	}
+	groupGone(t, old.pgid)
+	n.release()
+	for i, ch := range neighbours {
+		got := <-ch
+		if got.err != nil {
+			t.Fatalf("neighbour %d: %v (code %v), want its PDF", i, got.err, stage.CodeOf(got.err))
+		}
+		if text, want := pdfText(t, got.res.PDF), fmt.Sprintf("neighbour %d", i); !strings.Contains(text, want) {
+			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
+		}
+	}
+	now := currentProc(t, r)
+	if now.pgid == old.pgid {
+		t.Fatal("still the old browser")
+	}
+	if rss, err := now.rss(); err != nil || rss > limit {
+		t.Errorf("the next browser holds %d MB (%v), bound %d MB", rss>>20, err, limit>>20)
+	}
+	if s := r.Stats(); s.MemoryRestarts != 1 || s.Launches != 2 || s.Rendered != 3 || s.Retried != 3 {
+		t.Fatalf("stats %+v, want 1 memory restart, 2 launches, 3 PDFs, 3 retried", s)
+	}
 }
