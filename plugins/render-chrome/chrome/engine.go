@@ -75,6 +75,9 @@ type generation struct {
 	// jobs are those renders, under engine.mu, so that the watchdog can
 	// tell the one it blames from those it fails beside it.
 	jobs map[*printJob]struct{}
+	// stoppedAt is when the watchdog last stopped a render here for its
+	// memory; only the watchdog uses it.
+	stoppedAt time.Time
 	// overMemory is set before the watchdog kills the browser, so that
 	// the renders it fails say why.
 	overMemory atomic.Bool

@@ -224,9 +224,12 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		if err != nil {
 			return nil, r.failure(ctx, g, err)
 		}
-		job := e.beginPrint(g)
-		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages, e.cfg.MaxPDFBytes)
+		// The watchdog stops the render it blames for the browser's memory.
+		pctx, stop := context.WithCancel(ctx)
+		job := e.beginPrint(g, t, stop)
+		pdf, err := t.render(pctx, req.HTML, req.Page, e.cfg.MaxPages, e.cfg.MaxPDFBytes)
 		e.endPrint(g, job)
+		stop()
 		var refused *stage.Error // by the document's images, before printing
 		if errors.As(err, &refused) && !errors.Is(err, errPDFTooLarge) {
 			r.log.Info("document refused before printing", "reason", refused.Message)
@@ -249,6 +252,11 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			e.stats.retried.Add(1)
 			r.log.Info("render retried on a new browser: its browser was killed for another render's memory", "err", err)
 			continue
+		}
+		if err != nil && job.culprit.Load() && !errors.As(err, new(*stage.Error)) && ctx.Err() == nil {
+			r.stats.failed.Add(1)
+			return nil, stage.Wrap(stage.CodeUnavailable, fmt.Errorf("render over the memory bound: %w", err),
+				"the browser ran out of memory while rendering; try again")
 		}
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {

@@ -1,8 +1,17 @@
 package chrome
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 )
 
 // memWatchEvery is how often the watchdog measures a browser with renders
@@ -10,14 +19,16 @@ import (
 // about a gigabyte a second.
 const memWatchEvery = 150 * time.Millisecond
 
-// watchMemory kills a browser whose memory passes the render bound while
-// renders run there, until the engine closes. The checks before and after
-// renders bound what a browser keeps; this bounds what one render takes,
-// which the checks would see only once it is done and the memory spent.
-// Killing frees the memory at once; the render blamed for it fails (the
-// host refunds it), the others printing there are retried once on the
-// next browser, which the next render starts, as after a crash. A measure reads /proc, about 2 ms; with no render running there
-// is none.
+// stopGrace is how long the memory has to fall after the watchdog stopped
+// a render; over the bound again within it, the browser is killed.
+// Stopping a render of 1.4 GB freed it within 100 ms.
+const stopGrace = time.Second
+
+// watchMemory stops what passes the render bound while renders run on a
+// browser, until the engine closes. The checks before and after renders
+// bound what a browser keeps; this bounds what one render takes, which
+// the checks would see only once it is done and the memory spent. A
+// measure reads /proc, about 2 ms; with no render running there is none.
 func (e *engine) watchMemory() {
 	tick := time.NewTicker(memWatchEvery)
 	defer tick.Stop()
@@ -28,7 +39,7 @@ func (e *engine) watchMemory() {
 		case <-tick.C:
 		}
 		for _, g := range e.rendering() {
-			e.killIfOverRenderBound(g)
+			e.checkRenderMemory(g)
 		}
 	}
 }
@@ -47,28 +58,104 @@ func (e *engine) rendering() []*generation {
 	return gens
 }
 
-func (e *engine) killIfOverRenderBound(g *generation) {
+// checkRenderMemory stops the render blamed for a browser past the render
+// bound, which leaves the browser and the other renders there alone. When
+// that does not bring it back under the bound, it kills the browser: that
+// frees the memory at once, whatever holds it.
+func (e *engine) checkRenderMemory(g *generation) {
 	limit := e.renderMemLimit.Load()
-	if limit <= 0 || !g.proc.alive() {
+	if limit <= 0 || !g.proc.alive() || g.overMemory.Load() {
 		return
 	}
 	rss, err := g.proc.rss()
 	if err != nil || rss <= limit {
 		return
 	}
-	e.mu.Lock()
-	if g.overMemory.Load() {
-		e.mu.Unlock()
+	// Only this goroutine reads and writes stoppedAt.
+	if time.Since(g.stoppedAt) >= stopGrace {
+		if e.stopCulprit(g, rss, limit) {
+			g.stoppedAt = time.Now()
+			return
+		}
+		e.killForMemory(g, rss, limit, true)
 		return
 	}
-	// Blamed before overMemory is set: a render that sees overMemory
-	// also sees whether it is the culprit.
-	printedFor, others := e.blameLocked(g)
+	// A render stopped lately: its compositor may have been too small
+	// to kill then, and decodes on without a tab.
+	if pid, mem := biggestCompositor(g.proc.pgid); pid > 0 && mem >= limit/4 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		e.log.Warn("killed the print compositor of a stopped render", "rssMB", rss>>20, "limitMB", limit>>20, "compositorMB", mem>>20)
+		return
+	}
+	// The stopped render ends in a moment; the browser goes only for
+	// what grows it beside that render.
+	if e.othersPrinting(g) {
+		e.killForMemory(g, rss, limit, false)
+	}
+}
+
+// othersPrinting reports whether a render the watchdog did not blame
+// prints on g.
+func (e *engine) othersPrinting(g *generation) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for j := range g.jobs {
+		if !j.culprit.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// stopCulprit closes the tab of the render blamed for g's memory, which
+// fails that render at once and ends its renderer, and kills the print
+// compositor holding the memory: closed, the tab's print job left its
+// compositor decoding on, 2.5 GB a second later. It reports whether it
+// stopped a render.
+func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
+	e.mu.Lock()
+	j := e.blameLocked(g)
+	e.mu.Unlock()
+	if j == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(g.proc.ctx, time.Second)
+	defer cancel()
+	if _, err := cdp.Call(ctx, g.proc.browser, target.CloseTarget, target.CloseTargetParams{TargetID: j.tab.target.TargetID}); err != nil {
+		e.log.Warn("cannot close the tab of a render over the memory bound", "err", err)
+		return false
+	}
+	j.stop()
+	// Every print job has a compositor of its own; the others hold tens
+	// of megabytes. One this big is the closed tab's.
+	pid, mem := biggestCompositor(g.proc.pgid)
+	if pid > 0 && mem >= limit/4 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	} else {
+		mem = 0
+	}
+	e.log.Warn("render over the browser's memory bound; stopping it", "rssMB", rss>>20, "limitMB", limit>>20,
+		"printingFor", time.Since(j.start).Round(time.Millisecond).String(), "compositorMB", mem>>20)
+	e.stats.memStopped.Add(1)
+	return true
+}
+
+// killForMemory kills g. With blame, the render printing longest there
+// is the one it is killed for; without, that one was stopped already,
+// and every render there is retried on the next browser.
+func (e *engine) killForMemory(g *generation, rss, limit int64, blame bool) {
+	e.mu.Lock()
+	if blame {
+		e.blameLocked(g)
+	}
+	// Set after the blame: a render that sees overMemory also sees
+	// whether it is the culprit.
 	g.overMemory.Store(true)
 	e.retireLocked(g)
+	printing := len(g.jobs)
 	e.mu.Unlock()
 	e.log.Warn("browser over its memory bound while rendering; killing it", "rssMB", rss>>20, "limitMB", limit>>20,
-		"blamedPrintingFor", printedFor.Round(time.Millisecond).String(), "printingBeside", others)
+		"printing", printing)
 	e.stats.restarts.Add(1)
 	e.kill(g)
 }
@@ -76,14 +163,19 @@ func (e *engine) killIfOverRenderBound(g *generation) {
 // printJob is one render printing on a browser, as the watchdog sees it.
 type printJob struct {
 	start time.Time
-	// culprit is set before the watchdog kills the browser, on the render
-	// it blames; the others there are retried on the next browser.
+	tab   *tab
+	// stop ends the render's wait: one stalled on a remote image does
+	// not notice its tab closing.
+	stop context.CancelFunc
+	// culprit is set on the render the watchdog blames for the browser's
+	// memory, before it stops the render or kills the browser.
 	culprit atomic.Bool
 }
 
-// beginPrint counts a render as printing on g until endPrint.
-func (e *engine) beginPrint(g *generation) *printJob {
-	j := &printJob{start: time.Now()}
+// beginPrint counts a render as printing on g, on tab t, until endPrint;
+// stop ends the render.
+func (e *engine) beginPrint(g *generation, t *tab, stop context.CancelFunc) *printJob {
+	j := &printJob{start: time.Now(), tab: t, stop: stop}
 	e.mu.Lock()
 	g.jobs[j] = struct{}{}
 	e.mu.Unlock()
@@ -98,26 +190,56 @@ func (e *engine) endPrint(g *generation, j *printJob) {
 	e.mu.Unlock()
 }
 
-// blameLocked marks the render printing longest on g as the one whose
-// memory the browser is killed for, and returns how long it printed and
-// how many renders print beside it. Nothing tells which tab holds the
-// memory: a document's images are decoded by the print compositor, a
-// process per print job that names no tab, and killing that process alone
-// left the render hanging (over 20 s) while the memory grew back. Time
+// blameLocked marks the render printing longest on g as the one that grew
+// its memory, and returns it, or nil when none prints. Nothing tells
+// which tab holds the memory: a document's images are decoded by the
+// print compositor, a process per print job that names no tab. Time
 // tells instead: a render reaches the bound only after printing for a
 // while, where an ordinary document prints in well under a second. A long
-// innocent document blamed in its place fails, as every render there
-// failed before; the bomb, retried once, fails on the next browser.
-func (e *engine) blameLocked(g *generation) (printedFor time.Duration, others int) {
+// innocent document blamed in its place fails, as every render on the
+// browser failed before, and the compositor holding the memory is killed
+// all the same.
+func (e *engine) blameLocked(g *generation) *printJob {
 	var culprit *printJob
 	for j := range g.jobs {
 		if culprit == nil || j.start.Before(culprit.start) {
 			culprit = j
 		}
 	}
-	if culprit == nil {
+	if culprit != nil {
+		culprit.culprit.Store(true)
+	}
+	return culprit
+}
+
+// biggestCompositor returns the print compositor of process group pgid
+// that holds the most memory (anonymous and shared), and that memory in
+// bytes.
+func biggestCompositor(pgid int) (pid int, mem int64) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
 		return 0, 0
 	}
-	culprit.culprit.Store(true)
-	return time.Since(culprit.start), len(g.jobs) - 1
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || statPgrp(stat) != pgid {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte("--utility-sub-type=printing.mojom.PrintCompositor")) {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		if m := (statusKB(status, "RssAnon:") + statusKB(status, "RssShmem:")) << 10; m > mem {
+			pid, mem = p, m
+		}
+	}
+	return pid, mem
 }

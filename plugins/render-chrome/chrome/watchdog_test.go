@@ -12,8 +12,8 @@ import (
 )
 
 // TestMemoryWatchdogStopsRender: a browser past the render bound while a
-// render runs there is killed at once; the render fails as unavailable,
-// and the next render runs on a new browser.
+// render runs there has that render stopped at once; the render fails as
+// unavailable, and the browser serves the next render.
 func TestMemoryWatchdogStopsRender(t *testing.T) {
 	t.Parallel()
 	n := newTestNet(t)
@@ -21,7 +21,7 @@ func TestMemoryWatchdogStopsRender(t *testing.T) {
 	r := newRenderer(t, `{"tabs":1,"allowRemote":true}`, n.options()...)
 	old := currentProc(t, r)
 	// Any browser is above 1 MB. Set after Configure, whose first tab
-	// would be killed too.
+	// would be stopped too.
 	r.engine().renderMemLimit.Store(1 << 20)
 	inFlight := renderAsync(context.Background(), r, stalledDoc(n))
 	select {
@@ -32,15 +32,13 @@ func TestMemoryWatchdogStopsRender(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the render was not stopped")
 	}
-	groupGone(t, old.pgid)
-
 	r.engine().renderMemLimit.Store(1 << 40)
-	render(t, r, doc{body: "<p>on the next browser</p>"})
-	if now := currentProc(t, r); now.pgid == old.pgid {
-		t.Fatal("still the old browser")
+	render(t, r, doc{body: "<p>on the same browser</p>"})
+	if now := currentProc(t, r); now.pgid != old.pgid {
+		t.Fatal("a new browser")
 	}
-	if s := r.Stats(); s.MemoryRestarts != 1 || s.Crashes != 0 || s.Launches != 2 {
-		t.Fatalf("stats %+v, want 1 memory restart, no crash, 2 launches", s)
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Crashes != 0 || s.Launches != 1 {
+		t.Fatalf("stats %+v, want 1 render stopped, no restart, no crash, 1 launch", s)
 	}
 }
 
@@ -79,6 +77,14 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("stopped after %v", took)
 	}
+	// The browser lives on, its memory given back.
+	waitFor(t, "the memory to fall", func() bool {
+		rss, err := p.rss()
+		return err == nil && rss < base+256<<20
+	})
+	if !p.alive() || r.Stats().MemoryRestarts != 0 {
+		t.Errorf("the browser was killed: %+v", r.Stats())
+	}
 	t.Logf("idle %d MB, stopped after %v", base>>20, took.Round(time.Millisecond))
 }
 
@@ -93,10 +99,10 @@ func svgImageBomb() string {
 	return svg
 }
 
-// TestMemoryWatchdogSparesNeighbours: the browser the watchdog kills for
-// one document's memory takes down every render printing there. The
-// document that grew it fails; the others, other accounts' maybe, print on
-// the next browser instead of failing beside it.
+// TestMemoryWatchdogSparesNeighbours: a document that grows the browser
+// past the render bound fails alone. The browser the watchdog killed for
+// it took down every render printing there, other accounts' maybe; now it
+// stops that document's print and the others print on.
 func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
 	t.Parallel()
 	needTool(t, "pdftotext")
@@ -144,6 +150,59 @@ func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the bomb was not stopped")
 	}
+	waitFor(t, "the memory to fall", func() bool {
+		rss, err := old.rss()
+		return err == nil && rss < limit
+	})
+	n.release()
+	for i, ch := range neighbours {
+		got := <-ch
+		if got.err != nil {
+			t.Fatalf("neighbour %d: %v (code %v), want its PDF", i, got.err, stage.CodeOf(got.err))
+		}
+		if text, want := pdfText(t, got.res.PDF), fmt.Sprintf("neighbour %d", i); !strings.Contains(text, want) {
+			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
+		}
+	}
+	if now := currentProc(t, r); now.pgid != old.pgid {
+		t.Fatal("a new browser")
+	}
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Launches != 1 || s.Rendered != 3 || s.Retried != 0 {
+		t.Fatalf("stats %+v, want 1 render stopped, no restart, 1 launch, 3 PDFs, none retried", s)
+	}
+}
+
+// TestMemoryWatchdogRetriesNeighbours: when stopping the blamed render
+// does not bring the browser under the bound, the watchdog kills the
+// browser, and the renders printing beside the stopped one print on the
+// next browser instead of failing.
+func TestMemoryWatchdogRetriesNeighbours(t *testing.T) {
+	t.Parallel()
+	needTool(t, "pdftotext")
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":4,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	old := currentProc(t, r)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	culprit := renderAsync(ctx, r, stalledDoc(n))
+	<-n.stalled
+	var neighbours []<-chan result
+	for i := range 3 {
+		neighbours = append(neighbours, renderAsync(ctx, r, doc{body: fmt.Sprintf(`<p>neighbour %d</p><img src="%s/stall">`, i, n.publicURL())}.html()))
+	}
+	for range neighbours {
+		<-n.stalled
+	}
+	// Any browser is above 1 MB, with or without the blamed render.
+	e.renderMemLimit.Store(1 << 20)
+	waitFor(t, "the browser killed", func() bool { return r.Stats().MemoryRestarts == 1 })
+	e.renderMemLimit.Store(1 << 40) // before the next browser starts
+	got := <-culprit
+	if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
+		t.Fatalf("blamed render: %v (code %v), want unavailable for its memory", got.err, code)
+	}
 	groupGone(t, old.pgid)
 	n.release()
 	for i, ch := range neighbours {
@@ -155,14 +214,7 @@ func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
 			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
 		}
 	}
-	now := currentProc(t, r)
-	if now.pgid == old.pgid {
-		t.Fatal("still the old browser")
-	}
-	if rss, err := now.rss(); err != nil || rss > limit {
-		t.Errorf("the next browser holds %d MB (%v), bound %d MB", rss>>20, err, limit>>20)
-	}
-	if s := r.Stats(); s.MemoryRestarts != 1 || s.Launches != 2 || s.Rendered != 3 || s.Retried != 3 {
-		t.Fatalf("stats %+v, want 1 memory restart, 2 launches, 3 PDFs, 3 retried", s)
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 1 || s.Launches != 2 || s.Retried != 3 || s.Rendered != 3 {
+		t.Fatalf("stats %+v, want 1 render stopped, 1 restart, 2 launches, 3 retried, 3 PDFs", s)
 	}
 }
