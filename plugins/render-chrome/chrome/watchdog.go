@@ -77,12 +77,12 @@ func (e *engine) checkRenderMemory(g *generation) {
 			g.stoppedAt = time.Now()
 			return
 		}
-		e.killForMemory(g, rss, limit, true)
+		e.killForMemory(g, rss, limit)
 		return
 	}
 	// A render stopped lately: its compositor may have been too small
 	// to kill then, and decodes on without a tab.
-	if pid, mem := biggestCompositor(g.proc.pgid); pid > 0 && mem >= limit/4 {
+	if pid, mem, _ := biggestCompositor(g.proc.pgid); pid > 0 && mem >= limit/4 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		e.log.Warn("killed the print compositor of a stopped render", "rssMB", rss>>20, "limitMB", limit>>20, "compositorMB", mem>>20)
 		return
@@ -90,7 +90,7 @@ func (e *engine) checkRenderMemory(g *generation) {
 	// The stopped render ends in a moment; the browser goes only for
 	// what grows it beside that render.
 	if e.othersPrinting(g) {
-		e.killForMemory(g, rss, limit, false)
+		e.killForMemory(g, rss, limit)
 	}
 }
 
@@ -113,8 +113,12 @@ func (e *engine) othersPrinting(g *generation) bool {
 // compositor decoding on, 2.5 GB a second later. It reports whether it
 // stopped a render.
 func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
+	pid, mem, age := biggestCompositor(g.proc.pgid)
+	// Every print job has a compositor of its own; the others hold tens
+	// of megabytes. One this big is the culprit's.
+	big := pid > 0 && mem >= limit/4
 	e.mu.Lock()
-	j := e.blameLocked(g)
+	j := e.blameLocked(g, age, big && age > 0)
 	e.mu.Unlock()
 	if j == nil {
 		return false
@@ -126,10 +130,7 @@ func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
 		return false
 	}
 	j.stop()
-	// Every print job has a compositor of its own; the others hold tens
-	// of megabytes. One this big is the closed tab's.
-	pid, mem := biggestCompositor(g.proc.pgid)
-	if pid > 0 && mem >= limit/4 {
+	if big {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	} else {
 		mem = 0
@@ -140,16 +141,12 @@ func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
 	return true
 }
 
-// killForMemory kills g. With blame, the render printing longest there
-// is the one it is killed for; without, that one was stopped already,
-// and every render there is retried on the next browser.
-func (e *engine) killForMemory(g *generation, rss, limit int64, blame bool) {
+// killForMemory kills g. The render blamed already, if any, fails; the
+// others printing there are retried on the next browser.
+func (e *engine) killForMemory(g *generation, rss, limit int64) {
 	e.mu.Lock()
-	if blame {
-		e.blameLocked(g)
-	}
-	// Set after the blame: a render that sees overMemory also sees
-	// whether it is the culprit.
+	// Under the lock the blame was set under too: a render that sees
+	// overMemory also sees whether it is the culprit.
 	g.overMemory.Store(true)
 	e.retireLocked(g)
 	printing := len(g.jobs)
@@ -190,20 +187,42 @@ func (e *engine) endPrint(g *generation, j *printJob) {
 	e.mu.Unlock()
 }
 
-// blameLocked marks the render printing longest on g as the one that grew
-// its memory, and returns it, or nil when none prints. Nothing tells
-// which tab holds the memory: a document's images are decoded by the
-// print compositor, a process per print job that names no tab. Time
-// tells instead: a render reaches the bound only after printing for a
-// while, where an ordinary document prints in well under a second. A long
-// innocent document blamed in its place fails, as every render on the
-// browser failed before, and the compositor holding the memory is killed
-// all the same.
-func (e *engine) blameLocked(g *generation) *printJob {
+// compositorMatch is how far apart a print's start and its compositor's
+// may be: the compositor starts within milliseconds of the print, and
+// /proc dates a process to 10 ms.
+const compositorMatch = 250 * time.Millisecond
+
+// blameLocked marks the render that grew g's memory and returns it, or
+// nil when none prints. A document's images are decoded by the print
+// compositor, a process per print job that names no tab; the render is
+// the one whose printing began as the compositor holding the memory
+// started, when compositorAge (how long ago it started) is known and one
+// began within compositorMatch of it. Otherwise it is the render printing
+// longest: a render reaches the bound only after printing for a while,
+// where an ordinary document prints in well under a second.
+func (e *engine) blameLocked(g *generation, compositorAge time.Duration, known bool) *printJob {
 	var culprit *printJob
-	for j := range g.jobs {
-		if culprit == nil || j.start.Before(culprit.start) {
-			culprit = j
+	if known {
+		best := compositorMatch
+		for j := range g.jobs {
+			at := j.tab.printAt.Load()
+			if at == 0 {
+				continue // still loading: no compositor yet
+			}
+			d := time.Since(time.Unix(0, at)) - compositorAge
+			if d < 0 {
+				d = -d
+			}
+			if d <= best {
+				culprit, best = j, d
+			}
+		}
+	}
+	if culprit == nil {
+		for j := range g.jobs {
+			if culprit == nil || j.start.Before(culprit.start) {
+				culprit = j
+			}
 		}
 	}
 	if culprit != nil {
@@ -213,13 +232,14 @@ func (e *engine) blameLocked(g *generation) *printJob {
 }
 
 // biggestCompositor returns the print compositor of process group pgid
-// that holds the most memory (anonymous and shared), and that memory in
-// bytes.
-func biggestCompositor(pgid int) (pid int, mem int64) {
+// that holds the most memory (anonymous and shared), that memory in
+// bytes, and how long ago it started.
+func biggestCompositor(pgid int) (pid int, mem int64, age time.Duration) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
+	var started []byte
 	for _, e := range entries {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -238,8 +258,31 @@ func biggestCompositor(pgid int) (pid int, mem int64) {
 			continue
 		}
 		if m := (statusKB(status, "RssAnon:") + statusKB(status, "RssShmem:")) << 10; m > mem {
-			pid, mem = p, m
+			pid, mem, started = p, m, statField(stat, 19)
 		}
 	}
-	return pid, mem
+	return pid, mem, processAge(started)
+}
+
+// processAge turns the start time of /proc/PID/stat, in clock ticks
+// since boot (USER_HZ, 100 on Linux), into how long ago that was, by
+// /proc/uptime; 0 when either cannot be read.
+func processAge(started []byte) time.Duration {
+	ticks, err := strconv.ParseInt(string(started), 10, 64)
+	if err != nil {
+		return 0
+	}
+	up, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0
+	}
+	f := bytes.Fields(up)
+	if len(f) == 0 {
+		return 0
+	}
+	secs, err := strconv.ParseFloat(string(f[0]), 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(secs*float64(time.Second)) - time.Duration(ticks)*(time.Second/100)
 }

@@ -218,3 +218,42 @@ func TestMemoryWatchdogRetriesNeighbours(t *testing.T) {
 		t.Fatalf("stats %+v, want 1 render stopped, 1 restart, 2 launches, 3 retried, 3 PDFs", s)
 	}
 }
+
+// TestMemoryWatchdogBlamesTheBomb: the render blamed for the browser's
+// memory is the one whose print compositor holds it, not the one printing
+// longest: a document that began before the bomb, and is still loading
+// when the bound is passed, prints.
+func TestMemoryWatchdogBlamesTheBomb(t *testing.T) {
+	t.Parallel()
+	needTool(t, "pdftotext")
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":2,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	p := currentProc(t, r)
+	base, err := p.rss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := base + 1<<30
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	earlier := renderAsync(ctx, r, doc{body: fmt.Sprintf(`<p>begun earlier</p><img src="%s/stall">`, n.publicURL())}.html())
+	<-n.stalled
+	e.renderMemLimit.Store(limit)
+	got := <-renderAsync(ctx, r, doc{body: `<img src="` + svgImageBomb() + `">`}.html())
+	if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
+		t.Fatalf("bomb: %v (code %v), want unavailable for its memory", got.err, code)
+	}
+	n.release()
+	got = <-earlier
+	if got.err != nil {
+		t.Fatalf("the earlier document: %v, want its PDF", got.err)
+	}
+	if text := pdfText(t, got.res.PDF); !strings.Contains(text, "begun earlier") {
+		t.Errorf("the earlier document printed %q", text)
+	}
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Launches != 1 {
+		t.Fatalf("stats %+v, want 1 render stopped, no restart, 1 launch", s)
+	}
+}
