@@ -72,6 +72,12 @@ type generation struct {
 	// printing counts the renders between setting their document and
 	// the end of its printing, which the memory watchdog watches.
 	printing atomic.Int64
+	// jobs are those renders, under engine.mu, so that the watchdog can
+	// tell the one it blames from those it fails beside it.
+	jobs map[*printJob]struct{}
+	// stoppedAt is when the watchdog last stopped a render here for its
+	// memory; only the watchdog uses it.
+	stoppedAt time.Time
 	// overMemory is set before the watchdog kills the browser, so that
 	// the renders it fails say why.
 	overMemory atomic.Bool
@@ -157,6 +163,7 @@ func (e *engine) startLocked() *generation {
 		ready:   make(chan struct{}),
 		idle:    make(chan *tab, e.cfg.Tabs),
 		retired: make(chan struct{}),
+		jobs:    make(map[*printJob]struct{}),
 	}
 	e.cur = g
 	e.gens[g] = struct{}{}

@@ -212,6 +212,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 	e.stats.inFlight.Add(1)
 	defer e.stats.inFlight.Add(-1)
 
+	retried := false
 	for attempt := 0; ; attempt++ {
 		g, err := e.current(ctx)
 		if err != nil {
@@ -230,9 +231,12 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		if err != nil {
 			return nil, r.failure(ctx, g, err)
 		}
-		g.printing.Add(1)
-		pdf, err := t.render(ctx, req.HTML, req.Page, e.cfg.MaxPages, e.cfg.MaxPDFBytes)
-		g.printing.Add(-1)
+		// The watchdog stops the render it blames for the browser's memory.
+		pctx, stop := context.WithCancel(ctx)
+		job := e.beginPrint(g, t, stop)
+		pdf, err := t.render(pctx, req.HTML, req.Page, e.cfg.MaxPages, e.cfg.MaxPDFBytes)
+		e.endPrint(g, job)
+		stop()
 		var refused *stage.Error // by the document's images, before printing
 		if errors.As(err, &refused) && !errors.Is(err, errPDFTooLarge) {
 			r.log.Info("document refused before printing", "reason", refused.Message)
@@ -247,6 +251,20 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		// would wait for those fetches until its own timeout.
 		e.give(g, t, (err == nil || refused != nil) && t.pending.Load() == 0)
 		e.checkMemoryAfter(g) // a failed render may have grown it too
+		if err != nil && !retried && !errors.As(err, new(*stage.Error)) && g.overMemory.Load() && !job.culprit.Load() && ctx.Err() == nil {
+			// Killed for another document's memory: this one did nothing
+			// wrong. Once only, so that a misblamed bomb cannot take a
+			// render with it browser after browser.
+			retried = true
+			e.stats.retried.Add(1)
+			r.log.Info("render retried on a new browser: its browser was killed for another render's memory", "err", err)
+			continue
+		}
+		if err != nil && job.culprit.Load() && !errors.As(err, new(*stage.Error)) && ctx.Err() == nil {
+			r.stats.failed.Add(1)
+			return nil, stage.Wrap(stage.CodeUnavailable, fmt.Errorf("render over the memory bound: %w", err),
+				"the browser ran out of memory while rendering; try again")
+		}
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
 				go e.checkHung(g)

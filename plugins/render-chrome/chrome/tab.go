@@ -35,6 +35,9 @@ type tab struct {
 	// images is set when the tab's document holds data: images, which the
 	// next document must not inherit.
 	images bool
+	// printAt is when the document's printing began (UnixNano), 0 before;
+	// the memory watchdog matches it with a print compositor's start.
+	printAt atomic.Int64
 }
 
 // openTab opens a tab on p, with its requests routed through g. ctx bounds
@@ -110,6 +113,7 @@ func (t *tab) close() { t.cancel() }
 // most maxPages pages and maxBytes bytes.
 func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxPages int, maxBytes int64) ([]byte, error) {
 	t.renders++
+	t.printAt.Store(0)
 	if t.js || t.images {
 		// setDocumentContent keeps the window and the resources of the
 		// document before; a navigation, about 30 ms, gives the next one
@@ -146,6 +150,7 @@ func (t *tab) render(ctx context.Context, html string, size stage.PageSize, maxP
 	if _, err := t.fitTables(ctx, size); err != nil {
 		return nil, fmt.Errorf("fit tables: %w", err)
 	}
+	t.printAt.Store(time.Now().UnixNano())
 	pdf, err := printPDF(ctx, t.target, printParams(size, maxPages), maxBytes)
 	if errors.Is(err, errPDFTooLarge) {
 		return nil, err

@@ -1,20 +1,34 @@
 package chrome
 
-import "time"
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+)
 
 // memWatchEvery is how often the watchdog measures a browser with renders
 // running: a render that decodes a 20000x20000 image grows the browser by
 // about a gigabyte a second.
 const memWatchEvery = 150 * time.Millisecond
 
-// watchMemory kills a browser whose memory passes the render bound while
-// renders run there, until the engine closes. The checks before and after
-// renders bound what a browser keeps; this bounds what one render takes,
-// which the checks would see only once it is done and the memory spent.
-// Killing frees the memory at once; the renders there fail (the host
-// refunds them), and the next render starts a new browser, as after a
-// crash. A measure reads /proc, about 2 ms; with no render running there
-// is none.
+// stopGrace is how long the memory has to fall after the watchdog stopped
+// a render; over the bound again within it, the browser is killed.
+// Stopping a render of 1.4 GB freed it within 100 ms.
+const stopGrace = time.Second
+
+// watchMemory stops what passes the render bound while renders run on a
+// browser, until the engine closes. The checks before and after renders
+// bound what a browser keeps; this bounds what one render takes, which
+// the checks would see only once it is done and the memory spent. A
+// measure reads /proc, about 2 ms; with no render running there is none.
 func (e *engine) watchMemory() {
 	tick := time.NewTicker(memWatchEvery)
 	defer tick.Stop()
@@ -25,7 +39,7 @@ func (e *engine) watchMemory() {
 		case <-tick.C:
 		}
 		for _, g := range e.rendering() {
-			e.killIfOverRenderBound(g)
+			e.checkRenderMemory(g)
 		}
 	}
 }
@@ -44,19 +58,231 @@ func (e *engine) rendering() []*generation {
 	return gens
 }
 
-func (e *engine) killIfOverRenderBound(g *generation) {
+// checkRenderMemory stops the render blamed for a browser past the render
+// bound, which leaves the browser and the other renders there alone. When
+// that does not bring it back under the bound, it kills the browser: that
+// frees the memory at once, whatever holds it.
+func (e *engine) checkRenderMemory(g *generation) {
 	limit := e.renderMemLimit.Load()
-	if limit <= 0 || !g.proc.alive() {
+	if limit <= 0 || !g.proc.alive() || g.overMemory.Load() {
 		return
 	}
 	rss, err := g.proc.rss()
-	if err != nil || rss <= limit || g.overMemory.Swap(true) {
+	if err != nil || rss <= limit {
 		return
 	}
+	// Only this goroutine reads and writes stoppedAt.
+	if time.Since(g.stoppedAt) >= stopGrace {
+		if e.stopCulprit(g, rss, limit) {
+			g.stoppedAt = time.Now()
+			return
+		}
+		e.killForMemory(g, rss, limit)
+		return
+	}
+	// A render stopped lately: its compositor may have been too small
+	// to kill then, and decodes on without a tab.
+	if pid, mem, _ := biggestCompositor(g.proc.pgid); pid > 0 && mem >= limit/4 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		e.log.Warn("killed the print compositor of a stopped render", "rssMB", rss>>20, "limitMB", limit>>20, "compositorMB", mem>>20)
+		return
+	}
+	// The stopped render ends in a moment; the browser goes only for
+	// what grows it beside that render.
+	if e.othersPrinting(g) {
+		e.killForMemory(g, rss, limit)
+	}
+}
+
+// othersPrinting reports whether a render the watchdog did not blame
+// prints on g.
+func (e *engine) othersPrinting(g *generation) bool {
 	e.mu.Lock()
-	e.retireLocked(g)
+	defer e.mu.Unlock()
+	for j := range g.jobs {
+		if !j.culprit.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// stopCulprit closes the tab of the render blamed for g's memory, which
+// fails that render at once and ends its renderer, and kills the print
+// compositor holding the memory: closed, the tab's print job left its
+// compositor decoding on, 2.5 GB a second later. It reports whether it
+// stopped a render.
+func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
+	pid, mem, age := biggestCompositor(g.proc.pgid)
+	// Every print job has a compositor of its own; the others hold tens
+	// of megabytes. One this big is the culprit's.
+	big := pid > 0 && mem >= limit/4
+	e.mu.Lock()
+	j := e.blameLocked(g, age, big && age > 0)
 	e.mu.Unlock()
-	e.log.Warn("browser over its memory bound while rendering; killing it", "rssMB", rss>>20, "limitMB", limit>>20)
+	if j == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(g.proc.ctx, time.Second)
+	defer cancel()
+	if _, err := cdp.Call(ctx, g.proc.browser, target.CloseTarget, target.CloseTargetParams{TargetID: j.tab.target.TargetID}); err != nil {
+		e.log.Warn("cannot close the tab of a render over the memory bound", "err", err)
+		return false
+	}
+	j.stop()
+	if big {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	} else {
+		mem = 0
+	}
+	e.log.Warn("render over the browser's memory bound; stopping it", "rssMB", rss>>20, "limitMB", limit>>20,
+		"printingFor", time.Since(j.start).Round(time.Millisecond).String(), "compositorMB", mem>>20)
+	e.stats.memStopped.Add(1)
+	return true
+}
+
+// killForMemory kills g. The render blamed already, if any, fails; the
+// others printing there are retried on the next browser.
+func (e *engine) killForMemory(g *generation, rss, limit int64) {
+	e.mu.Lock()
+	// Under the lock the blame was set under too: a render that sees
+	// overMemory also sees whether it is the culprit.
+	g.overMemory.Store(true)
+	e.retireLocked(g)
+	printing := len(g.jobs)
+	e.mu.Unlock()
+	e.log.Warn("browser over its memory bound while rendering; killing it", "rssMB", rss>>20, "limitMB", limit>>20,
+		"printing", printing)
 	e.stats.restarts.Add(1)
 	e.kill(g)
+}
+
+// printJob is one render printing on a browser, as the watchdog sees it.
+type printJob struct {
+	start time.Time
+	tab   *tab
+	// stop ends the render's wait: one stalled on a remote image does
+	// not notice its tab closing.
+	stop context.CancelFunc
+	// culprit is set on the render the watchdog blames for the browser's
+	// memory, before it stops the render or kills the browser.
+	culprit atomic.Bool
+}
+
+// beginPrint counts a render as printing on g, on tab t, until endPrint;
+// stop ends the render.
+func (e *engine) beginPrint(g *generation, t *tab, stop context.CancelFunc) *printJob {
+	j := &printJob{start: time.Now(), tab: t, stop: stop}
+	e.mu.Lock()
+	g.jobs[j] = struct{}{}
+	e.mu.Unlock()
+	g.printing.Add(1)
+	return j
+}
+
+func (e *engine) endPrint(g *generation, j *printJob) {
+	g.printing.Add(-1)
+	e.mu.Lock()
+	delete(g.jobs, j)
+	e.mu.Unlock()
+}
+
+// compositorMatch is how far apart a print's start and its compositor's
+// may be: the compositor starts within milliseconds of the print, and
+// /proc dates a process to 10 ms.
+const compositorMatch = 250 * time.Millisecond
+
+// blameLocked marks the render that grew g's memory and returns it, or
+// nil when none prints. A document's images are decoded by the print
+// compositor, a process per print job that names no tab; the render is
+// the one whose printing began as the compositor holding the memory
+// started, when compositorAge (how long ago it started) is known and one
+// began within compositorMatch of it. Otherwise it is the render printing
+// longest: a render reaches the bound only after printing for a while,
+// where an ordinary document prints in well under a second.
+func (e *engine) blameLocked(g *generation, compositorAge time.Duration, known bool) *printJob {
+	var culprit *printJob
+	if known {
+		best := compositorMatch
+		for j := range g.jobs {
+			at := j.tab.printAt.Load()
+			if at == 0 {
+				continue // still loading: no compositor yet
+			}
+			d := time.Since(time.Unix(0, at)) - compositorAge
+			if d < 0 {
+				d = -d
+			}
+			if d <= best {
+				culprit, best = j, d
+			}
+		}
+	}
+	if culprit == nil {
+		for j := range g.jobs {
+			if culprit == nil || j.start.Before(culprit.start) {
+				culprit = j
+			}
+		}
+	}
+	if culprit != nil {
+		culprit.culprit.Store(true)
+	}
+	return culprit
+}
+
+// biggestCompositor returns the print compositor of process group pgid
+// that holds the most memory (anonymous and shared), that memory in
+// bytes, and how long ago it started.
+func biggestCompositor(pgid int) (pid int, mem int64, age time.Duration) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, 0, 0
+	}
+	var started []byte
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || statPgrp(stat) != pgid {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte("--utility-sub-type=printing.mojom.PrintCompositor")) {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		if m := (statusKB(status, "RssAnon:") + statusKB(status, "RssShmem:")) << 10; m > mem {
+			pid, mem, started = p, m, statField(stat, 19)
+		}
+	}
+	return pid, mem, processAge(started)
+}
+
+// processAge turns the start time of /proc/PID/stat, in clock ticks
+// since boot (USER_HZ, 100 on Linux), into how long ago that was, by
+// /proc/uptime; 0 when either cannot be read.
+func processAge(started []byte) time.Duration {
+	ticks, err := strconv.ParseInt(string(started), 10, 64)
+	if err != nil {
+		return 0
+	}
+	up, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0
+	}
+	f := bytes.Fields(up)
+	if len(f) == 0 {
+		return 0
+	}
+	secs, err := strconv.ParseFloat(string(f[0]), 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(secs*float64(time.Second)) - time.Duration(ticks)*(time.Second/100)
 }

@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,8 @@ import (
 )
 
 // TestMemoryWatchdogStopsRender: a browser past the render bound while a
-// render runs there is killed at once; the render fails as unavailable,
-// and the next render runs on a new browser.
+// render runs there has that render stopped at once; the render fails as
+// unavailable, and the browser serves the next render.
 func TestMemoryWatchdogStopsRender(t *testing.T) {
 	t.Parallel()
 	n := newTestNet(t)
@@ -20,7 +21,7 @@ func TestMemoryWatchdogStopsRender(t *testing.T) {
 	r := newRenderer(t, `{"tabs":1,"allowRemote":true}`, n.options()...)
 	old := currentProc(t, r)
 	// Any browser is above 1 MB. Set after Configure, whose first tab
-	// would be killed too.
+	// would be stopped too.
 	r.engine().renderMemLimit.Store(1 << 20)
 	inFlight := renderAsync(context.Background(), r, stalledDoc(n))
 	select {
@@ -31,15 +32,13 @@ func TestMemoryWatchdogStopsRender(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the render was not stopped")
 	}
-	groupGone(t, old.pgid)
-
 	r.engine().renderMemLimit.Store(1 << 40)
-	render(t, r, doc{body: "<p>on the next browser</p>"})
-	if now := currentProc(t, r); now.pgid == old.pgid {
-		t.Fatal("still the old browser")
+	render(t, r, doc{body: "<p>on the same browser</p>"})
+	if now := currentProc(t, r); now.pgid != old.pgid {
+		t.Fatal("a new browser")
 	}
-	if s := r.Stats(); s.MemoryRestarts != 1 || s.Crashes != 0 || s.Launches != 2 {
-		t.Fatalf("stats %+v, want 1 memory restart, no crash, 2 launches", s)
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Crashes != 0 || s.Launches != 1 {
+		t.Fatalf("stats %+v, want 1 render stopped, no restart, no crash, 1 launch", s)
 	}
 }
 
@@ -58,10 +57,7 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	}
 	limit := base + 1<<30
 	r.engine().renderMemLimit.Store(limit)
-	svg := dataURI("image/png", pngHeader(20000, 20000))
-	for range maxScanDepth + 1 {
-		svg = dataURI("image/svg+xml", []byte(`<svg xmlns='http://www.w3.org/2000/svg' width='100' height='100'><image width='100' height='100' href='`+svg+`'/></svg>`))
-	}
+	svg := svgImageBomb()
 	stop := make(chan struct{})
 	peak := peakRSS(p, stop)
 	a4, _ := papers.Lookup("A4")
@@ -81,5 +77,183 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("stopped after %v", took)
 	}
+	// The browser lives on, its memory given back.
+	waitFor(t, "the memory to fall", func() bool {
+		rss, err := p.rss()
+		return err == nil && rss < base+256<<20
+	})
+	if !p.alive() || r.Stats().MemoryRestarts != 0 {
+		t.Errorf("the browser was killed: %+v", r.Stats())
+	}
 	t.Logf("idle %d MB, stopped after %v", base>>20, took.Round(time.Millisecond))
+}
+
+// svgImageBomb is a data: URL that grows the browser by gigabytes as it
+// prints: a PNG of 20000x20000 pixels, SVG images deeper than the scan
+// reads.
+func svgImageBomb() string {
+	svg := dataURI("image/png", pngHeader(20000, 20000))
+	for range maxScanDepth + 1 {
+		svg = dataURI("image/svg+xml", []byte(`<svg xmlns='http://www.w3.org/2000/svg' width='100' height='100'><image width='100' height='100' href='`+svg+`'/></svg>`))
+	}
+	return svg
+}
+
+// TestMemoryWatchdogSparesNeighbours: a document that grows the browser
+// past the render bound fails alone. The browser the watchdog killed for
+// it took down every render printing there, other accounts' maybe; now it
+// stops that document's print and the others print on.
+func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
+	t.Parallel()
+	needTool(t, "pdftotext")
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":4,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	old := currentProc(t, r)
+	base, err := old.rss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := base + 1<<30
+	// No bound until the neighbours print beside the bomb.
+	e.renderMemLimit.Store(1 << 40)
+	printing := func() int64 {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		var n int64
+		for g := range e.gens {
+			n += g.printing.Load()
+		}
+		return n
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	bomb := renderAsync(ctx, r, doc{body: `<img src="` + svgImageBomb() + `">`}.html())
+	waitFor(t, "the bomb printing", func() bool { return printing() == 1 })
+	var neighbours []<-chan result
+	for i := range 3 {
+		// Held loading by the stalled image, so that they are printing
+		// when the bound is passed, however fast the bomb grows.
+		neighbours = append(neighbours, renderAsync(ctx, r, doc{body: fmt.Sprintf(`<p>neighbour %d</p><img src="%s/stall">`, i, n.publicURL())}.html()))
+	}
+	for range neighbours {
+		<-n.stalled
+	}
+	e.renderMemLimit.Store(limit)
+
+	select {
+	case got := <-bomb:
+		if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
+			t.Fatalf("bomb: %v (code %v), want unavailable for its memory", got.err, code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the bomb was not stopped")
+	}
+	waitFor(t, "the memory to fall", func() bool {
+		rss, err := old.rss()
+		return err == nil && rss < limit
+	})
+	n.release()
+	for i, ch := range neighbours {
+		got := <-ch
+		if got.err != nil {
+			t.Fatalf("neighbour %d: %v (code %v), want its PDF", i, got.err, stage.CodeOf(got.err))
+		}
+		if text, want := pdfText(t, got.res.PDF), fmt.Sprintf("neighbour %d", i); !strings.Contains(text, want) {
+			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
+		}
+	}
+	if now := currentProc(t, r); now.pgid != old.pgid {
+		t.Fatal("a new browser")
+	}
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Launches != 1 || s.Rendered != 3 || s.Retried != 0 {
+		t.Fatalf("stats %+v, want 1 render stopped, no restart, 1 launch, 3 PDFs, none retried", s)
+	}
+}
+
+// TestMemoryWatchdogRetriesNeighbours: when stopping the blamed render
+// does not bring the browser under the bound, the watchdog kills the
+// browser, and the renders printing beside the stopped one print on the
+// next browser instead of failing.
+func TestMemoryWatchdogRetriesNeighbours(t *testing.T) {
+	t.Parallel()
+	needTool(t, "pdftotext")
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":4,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	old := currentProc(t, r)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	culprit := renderAsync(ctx, r, stalledDoc(n))
+	<-n.stalled
+	var neighbours []<-chan result
+	for i := range 3 {
+		neighbours = append(neighbours, renderAsync(ctx, r, doc{body: fmt.Sprintf(`<p>neighbour %d</p><img src="%s/stall">`, i, n.publicURL())}.html()))
+	}
+	for range neighbours {
+		<-n.stalled
+	}
+	// Any browser is above 1 MB, with or without the blamed render.
+	e.renderMemLimit.Store(1 << 20)
+	waitFor(t, "the browser killed", func() bool { return r.Stats().MemoryRestarts == 1 })
+	e.renderMemLimit.Store(1 << 40) // before the next browser starts
+	got := <-culprit
+	if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
+		t.Fatalf("blamed render: %v (code %v), want unavailable for its memory", got.err, code)
+	}
+	groupGone(t, old.pgid)
+	n.release()
+	for i, ch := range neighbours {
+		got := <-ch
+		if got.err != nil {
+			t.Fatalf("neighbour %d: %v (code %v), want its PDF", i, got.err, stage.CodeOf(got.err))
+		}
+		if text, want := pdfText(t, got.res.PDF), fmt.Sprintf("neighbour %d", i); !strings.Contains(text, want) {
+			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
+		}
+	}
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 1 || s.Launches != 2 || s.Retried != 3 || s.Rendered != 3 {
+		t.Fatalf("stats %+v, want 1 render stopped, 1 restart, 2 launches, 3 retried, 3 PDFs", s)
+	}
+}
+
+// TestMemoryWatchdogBlamesTheBomb: the render blamed for the browser's
+// memory is the one whose print compositor holds it, not the one printing
+// longest: a document that began before the bomb, and is still loading
+// when the bound is passed, prints.
+func TestMemoryWatchdogBlamesTheBomb(t *testing.T) {
+	t.Parallel()
+	needTool(t, "pdftotext")
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":2,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	p := currentProc(t, r)
+	base, err := p.rss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := base + 1<<30
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	earlier := renderAsync(ctx, r, doc{body: fmt.Sprintf(`<p>begun earlier</p><img src="%s/stall">`, n.publicURL())}.html())
+	<-n.stalled
+	e.renderMemLimit.Store(limit)
+	got := <-renderAsync(ctx, r, doc{body: `<img src="` + svgImageBomb() + `">`}.html())
+	if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
+		t.Fatalf("bomb: %v (code %v), want unavailable for its memory", got.err, code)
+	}
+	n.release()
+	got = <-earlier
+	if got.err != nil {
+		t.Fatalf("the earlier document: %v, want its PDF", got.err)
+	}
+	if text := pdfText(t, got.res.PDF); !strings.Contains(text, "begun earlier") {
+		t.Errorf("the earlier document printed %q", text)
+	}
+	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Launches != 1 {
+		t.Fatalf("stats %+v, want 1 render stopped, no restart, 1 launch", s)
+	}
 }
