@@ -29,11 +29,12 @@ type Config struct {
 	// 2 s). Default 1536; a browser idles at ~200 MB, and hostile documents
 	// have held gigabytes that would otherwise stay until the next restart.
 	MaxBrowserMemoryMB int `json:"maxBrowserMemoryMB"`
-	// MaxRenderMemoryMB kills the browser at once when its processes'
-	// resident memory passes it while renders run (sampled every 150 ms):
-	// the renders in flight fail, and the next render starts a new
-	// browser. It catches what grows a browser by gigabytes within one
-	// render, which the checks of maxBrowserMemoryMB see only afterwards.
+	// MaxRenderMemoryMB stops the render that grew the browser past it
+	// while renders run (sampled every 150 ms; 413 for that document),
+	// and kills the browser if that is not enough (the renders beside it
+	// are printed again, once, on a new one). It catches what grows a
+	// browser by gigabytes within one render, which the checks of
+	// maxBrowserMemoryMB see only afterwards.
 	// Default twice maxBrowserMemoryMB: above the bound a browser is
 	// restarted at, so that the renders of a browser merely grown over
 	// time are not failed for it.

@@ -261,9 +261,14 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			continue
 		}
 		if err != nil && job.culprit.Load() && !errors.As(err, new(*stage.Error)) && ctx.Err() == nil {
+			// Told as a limit, like too many pages: "try again" sent
+			// clients back with the same document, to be stopped again.
 			r.stats.failed.Add(1)
-			return nil, stage.Wrap(stage.CodeUnavailable, fmt.Errorf("render over the memory bound: %w", err),
-				"the browser ran out of memory while rendering; try again")
+			limit := fmt.Sprintf("%d MB", e.renderMemLimit.Load()>>20)
+			return nil, &stage.Error{Code: stage.CodeTooLarge,
+				Message: "the document needs more memory to print than a render may use (" + limit + "); use fewer or smaller images",
+				Details: map[string]string{"limit": limit},
+				Err:     fmt.Errorf("render over the memory bound: %w", err)}
 		}
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {

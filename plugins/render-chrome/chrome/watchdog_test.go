@@ -26,8 +26,8 @@ func TestMemoryWatchdogStopsRender(t *testing.T) {
 	inFlight := renderAsync(context.Background(), r, stalledDoc(n))
 	select {
 	case got := <-inFlight:
-		if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
-			t.Fatalf("in-flight render: %v (code %v), want unavailable for its memory", got.err, code)
+		if code := stage.CodeOf(got.err); code != stage.CodeTooLarge || !strings.Contains(got.err.Error(), "more memory to print") {
+			t.Fatalf("in-flight render: %v (code %v), want too large for its memory", got.err, code)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the render was not stopped")
@@ -67,8 +67,8 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	_, err = r.Render(ctx, &stage.RenderRequest{HTML: doc{body: `<img src="` + svg + `">`}.html(), Page: a4})
 	took := time.Since(start)
 	close(stop)
-	if code := stage.CodeOf(err); code != stage.CodeUnavailable {
-		t.Fatalf("render: %v (code %v), want unavailable", err, code)
+	if code := stage.CodeOf(err); code != stage.CodeTooLarge {
+		t.Fatalf("render: %v (code %v), want too large", err, code)
 	}
 	// One sample late at most: about a gigabyte a second at 150 ms.
 	if got := <-peak; got > limit+512<<20 {
@@ -144,8 +144,8 @@ func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
 
 	select {
 	case got := <-bomb:
-		if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
-			t.Fatalf("bomb: %v (code %v), want unavailable for its memory", got.err, code)
+		if code := stage.CodeOf(got.err); code != stage.CodeTooLarge || !strings.Contains(got.err.Error(), "more memory to print") {
+			t.Fatalf("bomb: %v (code %v), want too large for its memory", got.err, code)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the bomb was not stopped")
@@ -200,8 +200,8 @@ func TestMemoryWatchdogRetriesNeighbours(t *testing.T) {
 	waitFor(t, "the browser killed", func() bool { return r.Stats().MemoryRestarts == 1 })
 	e.renderMemLimit.Store(1 << 40) // before the next browser starts
 	got := <-culprit
-	if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
-		t.Fatalf("blamed render: %v (code %v), want unavailable for its memory", got.err, code)
+	if code := stage.CodeOf(got.err); code != stage.CodeTooLarge || !strings.Contains(got.err.Error(), "more memory to print") {
+		t.Fatalf("blamed render: %v (code %v), want too large for its memory", got.err, code)
 	}
 	groupGone(t, old.pgid)
 	n.release()
@@ -242,8 +242,8 @@ func TestMemoryWatchdogBlamesTheBomb(t *testing.T) {
 	<-n.stalled
 	e.renderMemLimit.Store(limit)
 	got := <-renderAsync(ctx, r, doc{body: `<img src="` + svgImageBomb() + `">`}.html())
-	if code := stage.CodeOf(got.err); code != stage.CodeUnavailable || !strings.Contains(got.err.Error(), "out of memory") {
-		t.Fatalf("bomb: %v (code %v), want unavailable for its memory", got.err, code)
+	if code := stage.CodeOf(got.err); code != stage.CodeTooLarge || !strings.Contains(got.err.Error(), "more memory to print") {
+		t.Fatalf("bomb: %v (code %v), want too large for its memory", got.err, code)
 	}
 	n.release()
 	got = <-earlier
