@@ -150,10 +150,7 @@ func (p *painter) paint() ([]byte, error) {
 	if err := pdf.Output(&buf); err != nil {
 		return nil, fmt.Errorf("write pdf: %w", err)
 	}
-	if !p.opt.Compress {
-		return buf.Bytes(), nil
-	}
-	return deflateContents(buf.Bytes())
+	return finish(buf.Bytes(), p.opt.Compress)
 }
 
 func imageName(i int) string { return "img" + strconv.Itoa(i) }
