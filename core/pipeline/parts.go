@@ -103,7 +103,8 @@ func (p *Pipeline) prepareInParts(ctx context.Context, st Stages, job Job, parse
 		pr.err = context.Cause(pctx)
 		return pr
 	}
-	rreq := &stage.RenderRequest{Tokens: s.styled.Tokens, Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark}
+	rreq := &stage.RenderRequest{Tokens: s.styled.Tokens, Page: job.Page, Numbering: job.Numbering,
+		Watermark: job.Watermark, Lang: job.Lang}
 	renderErr := p.call(pctx, stage.NameRender, func() (e error) {
 		pr.rendered, e = renderer.RenderParts(rctx, rreq, q)
 		if e == nil {

@@ -69,6 +69,7 @@ type Job struct {
 	Hosted    bool // output=url
 	Credits   int64
 	Watermark string // empty: none
+	Lang      string // canonical BCP 47 tag; empty: not known
 
 	// IdempotencyKey and RequestHash make a retry replay the first result.
 	IdempotencyKey string
@@ -498,7 +499,7 @@ type styleResult struct {
 func (p *Pipeline) style(ctx context.Context, st Stages, job Job, doc stage.Document, treeOnly bool) (styled *stage.StyleResponse, err error) {
 	req := &stage.StyleRequest{
 		Document: doc, Theme: job.Theme, Page: job.Page,
-		Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: treeOnly,
+		Numbering: job.Numbering, Watermark: job.Watermark, SkipHTML: treeOnly, Lang: job.Lang,
 	}
 	key, reusable := p.tokens.key(st.Styler, req)
 	if reusable {
@@ -525,7 +526,7 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared)
 	if rendered == nil {
 		rreq := &stage.RenderRequest{
 			HTML: pr.styled.HTML, Document: pr.parsed.Document, Tokens: pr.styled.Tokens,
-			Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark,
+			Page: job.Page, Numbering: job.Numbering, Watermark: job.Watermark, Lang: job.Lang,
 		}
 		switch {
 		case pr.htmlOnly:

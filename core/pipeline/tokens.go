@@ -8,8 +8,9 @@ import (
 )
 
 // maxTokenSets bounds the cache; the key space (themes x page sizes x
-// numbering x watermark) is small, so the bound is only met when stylers
-// come and go with plugin relaunches.
+// numbering x watermark x languages) is small, so the bound is only met
+// when stylers come and go with plugin relaunches or clients send many
+// languages.
 const maxTokenSets = 512
 
 // tokenCache keeps a styler's answers to requests that carry no document
@@ -29,6 +30,9 @@ type tokenKey struct {
 	page      stage.PageSize
 	numbering stage.Numbering
 	watermark string
+	// lang is in the key because a styler may choose tokens by it (fonts
+	// for a script), though the built-in one does not.
+	lang string
 }
 
 // key returns the cache key for req to styler, or false when the answer
@@ -38,7 +42,7 @@ func (c *tokenCache) key(styler stage.Styler, req *stage.StyleRequest) (tokenKey
 	if !req.SkipHTML || !isEmpty(req.Document) || !reflect.TypeOf(styler).Comparable() {
 		return tokenKey{}, false
 	}
-	return tokenKey{styler: styler, theme: req.Theme, page: req.Page, numbering: req.Numbering, watermark: req.Watermark}, true
+	return tokenKey{styler: styler, theme: req.Theme, page: req.Page, numbering: req.Numbering, watermark: req.Watermark, lang: req.Lang}, true
 }
 
 func isEmpty(d stage.Document) bool {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/language"
+
 	"github.com/mdpress/mdpress/core/apierr"
 	"github.com/mdpress/mdpress/core/papers"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -47,7 +49,15 @@ type Conversion struct {
 	Theme     string
 	Numbering stage.Numbering
 	Page      stage.PageSize
+	// Lang is the document's language as a canonical BCP 47 tag, or empty
+	// when the client did not say: the PDF then claims none, since a
+	// guess (Chromium's is its own locale, en-US) would have a screen
+	// reader announce a French document as English.
+	Lang string
 }
+
+// langAllowed describes the lang field's values in a rejection.
+const langAllowed = "a BCP 47 language tag such as fr, pt-BR or zh-Hans; leave lang out when unknown"
 
 // Decode parses and validates a request body. The body is read twice (the
 // decoder's validity scan, then the decoding itself), not once per check
@@ -107,7 +117,40 @@ func Decode(body []byte) (*Conversion, error) {
 		*f.dst = v
 	}
 	c.Page, _ = papers.Lookup(page)
+	if raw, ok := fields["lang"]; ok && raw != nil {
+		if c.Lang, err = lang(raw); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// ParseLang validates a BCP 47 language tag and returns its canonical
+// form ("EN_us" is en-US, "iw" is he). A tag that is well-formed but names
+// no registered language ("xx") is refused too: no reader could use it.
+// The canonical form holds only letters, digits and hyphens, so it goes
+// into HTML and a PDF string as it is.
+func ParseLang(s string) (string, error) {
+	tag, err := language.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	return tag.String(), nil
+}
+
+func lang(raw any) (string, error) {
+	s, err := str("lang", raw, langAllowed)
+	if err != nil {
+		return "", err
+	}
+	canonical, err := ParseLang(s)
+	if err != nil {
+		shown := clip(s)
+		return "", invalid(fmt.Sprintf("the lang field %q is not a language tag", shown),
+			map[string]any{"field": "lang", "received": shown, "allowed": langAllowed}).
+			WithHint("use a BCP 47 tag: a language, optionally a script and a region, e.g. fr, pt-BR, zh-Hans")
+	}
+	return canonical, nil
 }
 
 // decodeObject decodes body, which must be one JSON object and nothing

@@ -41,6 +41,13 @@ func TestDecode(t *testing.T) {
 		{"page size case", `{"markdown":"x","pageSize":"a4"}`, "unsupported value", "pageSize"},
 		{"page size bad", `{"markdown":"x","pageSize":"A10"}`, "unsupported value", "pageSize"},
 		{"page size bool", `{"markdown":"x","pageSize":true}`, "must be a string", "pageSize"},
+		{"lang", `{"markdown":"x","lang":"pt-BR"}`, "", ""},
+		{"lang null", `{"markdown":"x","lang":null}`, "", ""},
+		{"lang malformed", `{"markdown":"x","lang":"not a tag!!"}`, "not a language tag", "lang"},
+		{"lang trailing hyphen", `{"markdown":"x","lang":"fr-"}`, "not a language tag", "lang"},
+		{"lang unregistered", `{"markdown":"x","lang":"xx"}`, "not a language tag", "lang"},
+		{"lang empty", `{"markdown":"x","lang":""}`, "not a language tag", "lang"},
+		{"lang number", `{"markdown":"x","lang":7}`, "must be a string", "lang"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +78,27 @@ func TestDecode(t *testing.T) {
 				t.Fatal("no hint")
 			}
 		})
+	}
+}
+
+// A tag arrives in its canonical form, which alone goes into the HTML and
+// the PDF; no tag is no language, not English.
+func TestDecodeLang(t *testing.T) {
+	for sent, want := range map[string]string{
+		"":                     "",
+		`,"lang":"fr"`:         "fr",
+		`,"lang":"EN_us"`:      "en-US",
+		`,"lang":"zh-Hans"`:    "zh-Hans",
+		`,"lang":"iw"`:         "he",
+		`,"lang":"sr-Latn-RS"`: "sr-Latn-RS",
+	} {
+		c, err := Decode([]byte(`{"markdown":"x"` + sent + `}`))
+		if err != nil {
+			t.Fatalf("%s: %v", sent, err)
+		}
+		if c.Lang != want {
+			t.Errorf("%s: lang %q, want %q", sent, c.Lang, want)
+		}
 	}
 }
 

@@ -159,7 +159,7 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *held
 func (s *Server) job(conv *request.Conversion, idemKey string, principal stage.Principal) pipeline.Job {
 	job := pipeline.Job{
 		Principal: principal, Markdown: conv.Markdown, Theme: conv.Theme, Page: conv.Page,
-		Numbering: conv.Numbering, Hosted: conv.Output == request.OutputURL, Credits: s.opt.CreditsPerConversion,
+		Numbering: conv.Numbering, Lang: conv.Lang, Hosted: conv.Output == request.OutputURL, Credits: s.opt.CreditsPerConversion,
 		IdempotencyKey: idemKey, RequestHash: hashConversion(conv),
 		MaxHostedBytes: s.opt.MaxHostedBytes, TTL: s.ttl(principal.Plan), ReplayTTL: s.opt.ReplayTTL,
 	}
@@ -452,6 +452,12 @@ func hashConversion(c *request.Conversion) string {
 	h := sha256.New()
 	for _, part := range []string{c.Markdown, c.Output, c.Theme, string(c.Numbering), c.Page.Name} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	// Only a given lang is hashed, so that the hash of a request without
+	// one, and the replays kept under it, are those from before lang was
+	// an option.
+	if c.Lang != "" {
+		fmt.Fprintf(h, "lang=%d:%s;", len(c.Lang), c.Lang)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -58,6 +58,30 @@ func TestOpenAPIMatchesDecoder(t *testing.T) {
 	}
 }
 
+// TestOpenAPILang: the lang field's examples are tags the decoder takes,
+// and its pattern, which can only say a tag's shape, refuses a malformed
+// one as the decoder does.
+func TestOpenAPILang(t *testing.T) {
+	doc := loadServed(t, "openapi.json", openAPIFull)
+	s := doc.Components.Schemas["MarkdownRequest"].Value.Properties["lang"].Value
+	if s == nil || len(s.Examples) == 0 {
+		t.Fatal("no lang field with examples")
+	}
+	for _, ex := range s.Examples {
+		if err := s.VisitJSON(ex); err != nil {
+			t.Errorf("example %v does not fit the schema: %v", ex, err)
+		}
+		if _, err := request.ParseLang(ex.(string)); err != nil {
+			t.Errorf("example %v: the decoder refuses it: %v", ex, err)
+		}
+	}
+	for _, bad := range []string{"", "fr-", "not a tag", "-fr"} {
+		if s.VisitJSON(bad) == nil {
+			t.Errorf("the pattern takes %q, which the decoder refuses", bad)
+		}
+	}
+}
+
 // TestActionDocument: the tool-action variant differs from the full one
 // only where a tool action needs it.
 func TestActionDocument(t *testing.T) {

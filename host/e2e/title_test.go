@@ -43,6 +43,36 @@ func TestPDFTitle(t *testing.T) {
 	}
 }
 
+// TestPDFDisplaysTitle: viewers show the PDF's title in their title bar
+// and tab, not its file name (a hosted file's is its 128-bit id), on every
+// backend, compressed or not. render-fpdf wrote no /ViewerPreferences.
+func TestPDFDisplaysTitle(t *testing.T) {
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": "# Quarterly report\n\nText.\n"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			prefs, _ := pdfCatalog(t, pdf)["/ViewerPreferences"].(map[string]any)
+			if prefs["/DisplayDocTitle"] != true {
+				t.Errorf("/ViewerPreferences %v, want /DisplayDocTitle true", prefs)
+			}
+			path := filepath.Join(t.TempDir(), "doc.pdf")
+			if err := os.WriteFile(path, pdf, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command("qpdf", "--check", path).CombinedOutput(); err != nil {
+				t.Fatalf("qpdf --check: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
 // TestPDFMetadata: what a reader shows of a PDF besides its pages names
 // mdpress and follows the document, on every backend, marked or not.
 // Chromium wrote its user agent as the Creator (the exact browser version

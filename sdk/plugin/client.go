@@ -160,7 +160,8 @@ func (c *Client) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 		return nil, stage.Wrap(stage.CodeInternal, err, "internal error")
 	}
 	out, err := c.style.Style(ctx, &pb.StyleRequest{Document: doc, Theme: req.Theme,
-		Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark, SkipHtml: req.SkipHTML})
+		Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark, SkipHtml: req.SkipHTML,
+		Lang: req.Lang})
 	if err != nil {
 		return nil, fromStatus(err)
 	}
@@ -178,7 +179,8 @@ func (c *Client) Render(ctx context.Context, req *stage.RenderRequest) (*stage.R
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.render.Render(sctx, &pb.RenderRequest{Html: req.HTML, Document: doc,
-		Tokens: tokensToPB(req.Tokens), Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark})
+		Tokens: tokensToPB(req.Tokens), Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark,
+		Lang: req.Lang})
 	if err != nil {
 		return nil, fromStatus(err)
 	}

@@ -96,7 +96,8 @@ func (c *Client) RenderParts(ctx context.Context, req *stage.RenderRequest, part
 	go func() {
 		defer close(sent)
 		if stream.Send(&pb.RenderPart{Request: &pb.RenderRequest{Html: req.HTML, Document: doc,
-			Tokens: tokensToPB(req.Tokens), Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark}}) != nil {
+			Tokens: tokensToPB(req.Tokens), Page: pageToPB(req.Page), Numbering: string(req.Numbering), Watermark: req.Watermark,
+			Lang: req.Lang}}) != nil {
 			return
 		}
 		for {
@@ -242,6 +243,7 @@ func (s *renderServer) RenderParts(stream grpc.BidiStreamingServer[pb.RenderPart
 	req := &stage.RenderRequest{
 		HTML: in.GetHtml(), Document: doc, Tokens: tokensFromPB(in.GetTokens()),
 		Page: pageFromPB(in.GetPage()), Numbering: stage.Numbering(in.GetNumbering()), Watermark: in.GetWatermark(),
+		Lang: in.GetLang(),
 	}
 	parts := &streamParts{stream: stream}
 	ctx := stream.Context()

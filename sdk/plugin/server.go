@@ -162,6 +162,7 @@ func (s *styleServer) Style(ctx context.Context, req *pb.StyleRequest) (*pb.Styl
 	resp, err := s.impl.Style(ctx, &stage.StyleRequest{
 		Document: doc, Theme: req.GetTheme(), Page: pageFromPB(req.GetPage()),
 		Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(), SkipHTML: req.GetSkipHtml(),
+		Lang: req.GetLang(),
 	})
 	if err != nil {
 		return nil, toStatus(err)
@@ -182,6 +183,7 @@ func (s *renderServer) Render(req *pb.RenderRequest, stream grpc.ServerStreaming
 	resp, err := s.impl.Render(stream.Context(), &stage.RenderRequest{
 		HTML: req.GetHtml(), Document: doc, Tokens: tokensFromPB(req.GetTokens()),
 		Page: pageFromPB(req.GetPage()), Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(),
+		Lang: req.GetLang(),
 	})
 	if err != nil {
 		return toStatus(err)

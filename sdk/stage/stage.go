@@ -264,6 +264,11 @@ type StyleRequest struct {
 	// equal request to the same plugin process. A styler's tokens must
 	// therefore depend on nothing but the request and its configuration.
 	SkipHTML bool
+	// Lang is the document's language, a canonical BCP 47 tag such as
+	// "fr" or "pt-BR" (the host validates it), for the HTML's lang
+	// attribute. Empty: not known, and the HTML must not claim one, since
+	// Chromium reads a missing attribute as its own locale (en-US).
+	Lang string
 }
 
 type StyleResponse struct {
@@ -309,6 +314,10 @@ type RenderRequest struct {
 	// Watermark is drawn on every page, where the document cannot hide
 	// it: not as HTML that the document's CSS reaches. Empty: none.
 	Watermark string
+	// Lang is the document's language, a canonical BCP 47 tag, for the
+	// PDF's /Lang: what screen readers speak it as. Empty: not known, and
+	// the PDF claims none. A renderer of HTML finds it in the HTML too.
+	Lang string
 }
 
 type RenderResponse struct {

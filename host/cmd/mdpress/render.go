@@ -17,7 +17,7 @@ import (
 )
 
 func newRender(g *globals) *cobra.Command {
-	var out, theme, pageSize, numbering, backend string
+	var out, theme, pageSize, numbering, lang, backend string
 	cmd := &cobra.Command{
 		Use:   "render IN.md",
 		Short: "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits)",
@@ -58,6 +58,13 @@ func newRender(g *globals) *cobra.Command {
 			if !contains(request.Numberings, numbering) {
 				return fmt.Errorf("--numbering (or MDPRESS_NUMBERING) %q: want one of %s", numbering, strings.Join(request.Numberings, ", "))
 			}
+			if cmd.Flags().Changed("lang") {
+				canonical, err := request.ParseLang(lang)
+				if err != nil {
+					return fmt.Errorf("--lang %q: want a BCP 47 language tag such as fr, pt-BR or zh-Hans", lang)
+				}
+				lang = canonical
+			}
 			switch {
 			case out == "" && in == "-":
 				out = "-"
@@ -85,7 +92,7 @@ func newRender(g *globals) *cobra.Command {
 				return err
 			}
 			res, err := pipeline.New(nil).Run(ctx, st, pipeline.Job{
-				Markdown: string(md), Theme: theme, Page: page, Numbering: stage.Numbering(numbering),
+				Markdown: string(md), Theme: theme, Page: page, Numbering: stage.Numbering(numbering), Lang: lang,
 			})
 			if err != nil {
 				return fmt.Errorf("render %s: %w", in, err)
@@ -114,6 +121,9 @@ func newRender(g *globals) *cobra.Command {
 	f.StringVar(&theme, "theme", request.DefaultTheme, "basic or modern (env MDPRESS_THEME)")
 	f.StringVar(&pageSize, "page-size", request.DefaultPageSize, "page size, e.g. A4, Letter (env MDPRESS_PAGE_SIZE)")
 	f.StringVar(&numbering, "numbering", request.DefaultNumbering, "none, left, center or right (env MDPRESS_NUMBERING)")
+	// A document's language belongs to that document, so it has no
+	// environment twin to carry over to the next one.
+	f.StringVar(&lang, "lang", "", "the document's language, a BCP 47 tag such as fr or pt-BR (default: none claimed)")
 	f.StringVar(&backend, "backend", "", "chrome, fpdf or auto")
 	return cmd
 }

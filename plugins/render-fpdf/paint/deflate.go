@@ -29,12 +29,23 @@ var errLayout = errors.New("deflate page streams: unexpected PDF layout")
 
 // deflateContents returns pdf, as fpdf wrote it with compression off, with
 // each page content stream deflated (and any other stream fpdf writes in
-// the same plain form, such as an image's palette). It relies only on what
+// the same plain form, such as an image's palette).
+func deflateContents(pdf []byte) ([]byte, error) { return finish(pdf, true) }
+
+// displayTitle is the catalog entry that has viewers show the document's
+// title, not its file name, in their title bar and tab, as Chromium's PDFs
+// do. fpdf has no way to write it, so finish adds it.
+const displayTitle = "/ViewerPreferences << /DisplayDocTitle true >>\n"
+
+// finish returns pdf, as fpdf wrote it with compression off, with
+// displayTitle in its catalog and, when deflate is set, each plain stream
+// deflated as deflateContents says. It relies only on what
 // fpdf's output guarantees: the cross-reference table's offsets, and the
 // exact form of a plain stream object (`N 0 obj\n<</Length L>>\nstream\n`,
-// L bytes, `\nendstream\nendobj\n`). Every other object is copied as it
-// is, and the table is written again with the objects' new offsets.
-func deflateContents(pdf []byte) ([]byte, error) {
+// L bytes, `\nendstream\nendobj\n`). Every other object but the catalog is
+// copied as it is, and the table is written again with the objects' new
+// offsets.
+func finish(pdf []byte, deflate bool) ([]byte, error) {
 	xrefAt, offsets, trailer, err := readXref(pdf)
 	if err != nil {
 		return nil, err
@@ -64,6 +75,16 @@ func deflateContents(pdf []byte) ([]byte, error) {
 		}
 		obj := pdf[offsets[n]:end]
 		moved[n] = out.Len()
+		if rest, ok := bytes.CutPrefix(obj, catalogHead(n)); ok {
+			out.Write(obj[:len(obj)-len(rest)])
+			out.WriteString(displayTitle)
+			out.Write(rest)
+			continue
+		}
+		if !deflate {
+			out.Write(obj)
+			continue
+		}
 		content, ok := contentStream(obj, n)
 		if !ok {
 			out.Write(obj)
@@ -127,6 +148,11 @@ func readXref(pdf []byte) (at int, offsets []int, trailer []byte, err error) {
 		offsets[n] = off
 	}
 	return at, offsets, rest[20*count:], nil
+}
+
+// catalogHead is how fpdf starts object n when it is the catalog.
+func catalogHead(n int) []byte {
+	return fmt.Appendf(nil, "%d 0 obj\n<<\n/Type /Catalog\n", n)
 }
 
 // contentStream returns the data of obj if it is object n in the form fpdf

@@ -25,6 +25,10 @@ type Options struct {
 	Title     string
 	Numbering stage.Numbering
 	Watermark string
+	// Lang is the document's language, a canonical BCP 47 tag, or empty.
+	// fpdf writes it into the catalog unescaped, so it must hold nothing
+	// but letters, digits and hyphens.
+	Lang string
 	// Compress deflates the page content streams; fonts are always
 	// deflated.
 	Compress bool
@@ -95,6 +99,7 @@ func (p *painter) paint() ([]byte, error) {
 	pdf.SetCatalogSort(true)  // same input, same bytes
 	pdf.SetCreator("mdpress render-fpdf", true)
 	pdf.SetProducer("mdpress", true)
+	pdf.SetLang(p.opt.Lang) // empty writes no /Lang
 	if p.opt.Title != "" {
 		// fpdf's own conversion mangles characters outside the BMP.
 		pdf.SetTitle(utf16Text(p.opt.Title), false)
@@ -145,10 +150,7 @@ func (p *painter) paint() ([]byte, error) {
 	if err := pdf.Output(&buf); err != nil {
 		return nil, fmt.Errorf("write pdf: %w", err)
 	}
-	if !p.opt.Compress {
-		return buf.Bytes(), nil
-	}
-	return deflateContents(buf.Bytes())
+	return finish(buf.Bytes(), p.opt.Compress)
 }
 
 func imageName(i int) string { return "img" + strconv.Itoa(i) }

@@ -214,3 +214,27 @@ func TestDeflateContentsMalformed(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogEntries: the catalog has viewers show the title, compressed
+// or not, carries the language when one is given and none otherwise, and
+// the cross-reference table still points at every object.
+func TestCatalogEntries(t *testing.T) {
+	set, _ := testFonts()
+	for _, compress := range []bool{false, true} {
+		for _, lang := range []string{"", "pt-BR"} {
+			pdf, err := Paint(context.Background(), handDoc(t), Options{Fonts: set, Title: "T", Lang: lang, Compress: compress})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, cat, ok := bytes.Cut(pdf, []byte("/Type /Catalog\n"))
+			cat, _, _ = bytes.Cut(cat, []byte("endobj"))
+			if !ok || !bytes.Contains(cat, []byte("/ViewerPreferences << /DisplayDocTitle true >>")) {
+				t.Errorf("compress %v: catalog %q lacks /DisplayDocTitle", compress, cat)
+			}
+			if got := bytes.Contains(cat, []byte("/Lang (pt-BR)")); got != (lang != "") || lang == "" && bytes.Contains(cat, []byte("/Lang")) {
+				t.Errorf("compress %v, lang %q: catalog %q", compress, lang, cat)
+			}
+			checkXref(t, pdf)
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/text/language"
+
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/paint"
@@ -222,6 +224,10 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
+	lang, err := checkLang(req.Lang)
+	if err != nil {
+		return nil, err
+	}
 	if set == nil { // not configured: DejaVu alone, as no file is read here
 		if set, err = r.fontSet(); err != nil {
 			return nil, stage.Wrap(stage.CodeInternal, err, "render failed")
@@ -238,7 +244,7 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 		return nil, err
 	}
 	pdf, err := paint.Paint(ctx, doc, paint.Options{
-		Fonts: set, Title: title, Numbering: numbering, Watermark: req.Watermark,
+		Fonts: set, Title: title, Numbering: numbering, Watermark: req.Watermark, Lang: lang,
 		Compress: cfg.Compress, Now: r.now(),
 	})
 	if err != nil {
@@ -262,6 +268,20 @@ func checkRequest(req *stage.RenderRequest) error {
 		return stage.Errorf(stage.CodeInvalid, "unknown page numbering %q", req.Numbering)
 	}
 	return nil
+}
+
+// checkLang returns lang in its canonical form. The host sends it so
+// already, but fpdf writes it into the PDF unescaped, and a plugin's caller
+// need not be the host: anything that is not a tag is refused.
+func checkLang(lang string) (string, error) {
+	if lang == "" {
+		return "", nil
+	}
+	tag, err := language.Parse(lang)
+	if err != nil {
+		return "", stage.Errorf(stage.CodeInvalid, "lang %q is not a BCP 47 language tag", lang)
+	}
+	return tag.String(), nil
 }
 
 // layoutError maps a failure to a stage error: the page limit is the

@@ -393,3 +393,22 @@ func TestSkipHTMLReturnsTokensOnly(t *testing.T) {
 		t.Fatalf("SkipHTML: html %q, tokens equal %v", lean.HTML, lean.Tokens == full.Tokens)
 	}
 }
+
+// The document's language is the root's lang attribute, and no language
+// is an empty one: a missing attribute has Chromium tag the PDF with its
+// own locale (en-US) however the text reads.
+func TestLangAttribute(t *testing.T) {
+	for lang, want := range map[string]string{
+		"fr":        `<html lang="fr">`,
+		"zh-Hans":   `<html lang="zh-Hans">`,
+		"":          `<html lang="">`,
+		`x" onload`: `<html lang="x&#34; onload">`,
+	} {
+		doc := style(t, New(nil), &stage.StyleRequest{
+			Document: stage.Document{HTML: "<p>x</p>"}, Theme: "modern", Page: a4(t), Lang: lang,
+		})
+		if !strings.Contains(doc, "<!DOCTYPE html>\n"+want+"\n<head>") {
+			t.Errorf("lang %q: root is not %s:\n%s", lang, want, doc[:strings.Index(doc, "<title")])
+		}
+	}
+}

@@ -158,7 +158,12 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 
 	var b strings.Builder
 	b.Grow(len(body) + len(t.css) + 8<<10)
-	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>")
+	// The lang attribute is always written: without one Chromium tags the
+	// PDF with its own locale (/Lang en-US) whatever the text, while an
+	// empty one, HTML's "unknown", leaves /Lang out.
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"")
+	b.WriteString(html.EscapeString(req.Lang))
+	b.WriteString("\">\n<head>\n<meta charset=\"utf-8\">\n<title>")
 	title := req.Document.Title
 	if strings.TrimSpace(title) == "" {
 		// Chromium titles a PDF with an empty <title> after its page's

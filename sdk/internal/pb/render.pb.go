@@ -22,13 +22,16 @@ const (
 )
 
 type RenderRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Html          string                 `protobuf:"bytes,1,opt,name=html,proto3" json:"html,omitempty"`
-	Document      *Document              `protobuf:"bytes,2,opt,name=document,proto3" json:"document,omitempty"`
-	Tokens        *Tokens                `protobuf:"bytes,3,opt,name=tokens,proto3" json:"tokens,omitempty"`
-	Page          *PageSize              `protobuf:"bytes,4,opt,name=page,proto3" json:"page,omitempty"`
-	Numbering     string                 `protobuf:"bytes,5,opt,name=numbering,proto3" json:"numbering,omitempty"`
-	Watermark     string                 `protobuf:"bytes,6,opt,name=watermark,proto3" json:"watermark,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Html      string                 `protobuf:"bytes,1,opt,name=html,proto3" json:"html,omitempty"`
+	Document  *Document              `protobuf:"bytes,2,opt,name=document,proto3" json:"document,omitempty"`
+	Tokens    *Tokens                `protobuf:"bytes,3,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	Page      *PageSize              `protobuf:"bytes,4,opt,name=page,proto3" json:"page,omitempty"`
+	Numbering string                 `protobuf:"bytes,5,opt,name=numbering,proto3" json:"numbering,omitempty"`
+	Watermark string                 `protobuf:"bytes,6,opt,name=watermark,proto3" json:"watermark,omitempty"`
+	// lang: the document's language, a canonical BCP 47 tag, for the PDF's
+	// /Lang. Empty: not known; the PDF should claim none.
+	Lang          string `protobuf:"bytes,7,opt,name=lang,proto3" json:"lang,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -101,6 +104,13 @@ func (x *RenderRequest) GetNumbering() string {
 func (x *RenderRequest) GetWatermark() string {
 	if x != nil {
 		return x.Watermark
+	}
+	return ""
+}
+
+func (x *RenderRequest) GetLang() string {
+	if x != nil {
+		return x.Lang
 	}
 	return ""
 }
@@ -230,14 +240,15 @@ var File_render_proto protoreflect.FileDescriptor
 const file_render_proto_rawDesc = "" +
 	"\n" +
 	"\frender.proto\x12\n" +
-	"mdpress.v1\x1a\fcommon.proto\"\xe7\x01\n" +
+	"mdpress.v1\x1a\fcommon.proto\"\xfb\x01\n" +
 	"\rRenderRequest\x12\x12\n" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x120\n" +
 	"\bdocument\x18\x02 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument\x12*\n" +
 	"\x06tokens\x18\x03 \x01(\v2\x12.mdpress.v1.TokensR\x06tokens\x12(\n" +
 	"\x04page\x18\x04 \x01(\v2\x14.mdpress.v1.PageSizeR\x04page\x12\x1c\n" +
 	"\tnumbering\x18\x05 \x01(\tR\tnumbering\x12\x1c\n" +
-	"\twatermark\x18\x06 \x01(\tR\twatermark\"K\n" +
+	"\twatermark\x18\x06 \x01(\tR\twatermark\x12\x12\n" +
+	"\x04lang\x18\a \x01(\tR\x04lang\"K\n" +
 	"\vRenderChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x14\n" +
 	"\x05pages\x18\x02 \x01(\x05R\x05pages\x12\x12\n" +

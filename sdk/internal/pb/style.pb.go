@@ -32,7 +32,11 @@ type StyleRequest struct {
 	// StyleResponse.html empty. The document is then empty: tokens depend on
 	// the theme and page options alone, so the host styles while it parses
 	// and may reuse the answer for an equal request to the same process.
-	SkipHtml      bool `protobuf:"varint,6,opt,name=skip_html,json=skipHtml,proto3" json:"skip_html,omitempty"`
+	SkipHtml bool `protobuf:"varint,6,opt,name=skip_html,json=skipHtml,proto3" json:"skip_html,omitempty"`
+	// lang: the document's language, a canonical BCP 47 tag ("fr",
+	// "pt-BR"), for the HTML's lang attribute. Empty: not known; the styler
+	// must not claim one.
+	Lang          string `protobuf:"bytes,7,opt,name=lang,proto3" json:"lang,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -109,6 +113,13 @@ func (x *StyleRequest) GetSkipHtml() bool {
 	return false
 }
 
+func (x *StyleRequest) GetLang() string {
+	if x != nil {
+		return x.Lang
+	}
+	return ""
+}
+
 type StyleResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Html          string                 `protobuf:"bytes,1,opt,name=html,proto3" json:"html,omitempty"`
@@ -166,14 +177,15 @@ var File_style_proto protoreflect.FileDescriptor
 const file_style_proto_rawDesc = "" +
 	"\n" +
 	"\vstyle.proto\x12\n" +
-	"mdpress.v1\x1a\fcommon.proto\"\xd9\x01\n" +
+	"mdpress.v1\x1a\fcommon.proto\"\xed\x01\n" +
 	"\fStyleRequest\x120\n" +
 	"\bdocument\x18\x01 \x01(\v2\x14.mdpress.v1.DocumentR\bdocument\x12\x14\n" +
 	"\x05theme\x18\x02 \x01(\tR\x05theme\x12(\n" +
 	"\x04page\x18\x03 \x01(\v2\x14.mdpress.v1.PageSizeR\x04page\x12\x1c\n" +
 	"\tnumbering\x18\x04 \x01(\tR\tnumbering\x12\x1c\n" +
 	"\twatermark\x18\x05 \x01(\tR\twatermark\x12\x1b\n" +
-	"\tskip_html\x18\x06 \x01(\bR\bskipHtml\"O\n" +
+	"\tskip_html\x18\x06 \x01(\bR\bskipHtml\x12\x12\n" +
+	"\x04lang\x18\a \x01(\tR\x04lang\"O\n" +
 	"\rStyleResponse\x12\x12\n" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12*\n" +
 	"\x06tokens\x18\x02 \x01(\v2\x12.mdpress.v1.TokensR\x06tokens2E\n" +
