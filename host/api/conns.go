@@ -325,12 +325,13 @@ func (l *ConnLimit) oversending(peer string) *limitConn {
 }
 
 // Past its first sendGrace, a request coming at less than minSendRate
-// bytes a second gives its connection's place to a new connection at the
-// bound. Many addresses, each within its share, could otherwise still hold
-// every place, each reopening the connections the read timeouts cut. A
-// client sends its headers at once and a body at the pace of its link:
-// well above this even on a slow mobile one, and a full-size body at the
-// rate takes longer than the read timeout allows anyway.
+// bytes a second over its last sendGrace (see recentRate) gives its
+// connection's place to a new connection at the bound. Many addresses,
+// each within its share, could otherwise still hold every place, each
+// reopening the connections the read timeouts cut. A client sends its
+// headers at once and a body at the pace of its link: well above this even
+// on a slow mobile one, and a full-size body at the rate takes longer than
+// the read timeout allows anyway.
 const (
 	sendGrace   = 2 * time.Second
 	minSendRate = 1 << 10
@@ -342,12 +343,8 @@ func (l *ConnLimit) slowest(now time.Time) *limitConn {
 	var slow *limitConn
 	var slowRate float64
 	for c := range l.sending {
-		took := now.Sub(c.since)
-		if took < sendGrace {
-			continue
-		}
-		rate := float64(c.read.Load()-c.readBefore) / took.Seconds()
-		if rate < minSendRate && (slow == nil || rate < slowRate) {
+		rate, ok := c.recentRate(now)
+		if ok && rate < minSendRate && (slow == nil || rate < slowRate) {
 			slow, slowRate = c, rate
 		}
 	}
@@ -467,12 +464,61 @@ type limitConn struct {
 	// those read before its request began.
 	read       atomic.Int64
 	readBefore int64
+	markMu     sync.Mutex
+	marks      [2]readMark // under markMu: the older first
+	lastRead   time.Time   // under markMu: when bytes last came
 }
+
+// readMark is how many bytes a connection had read at a moment. Read
+// takes one at most every markEvery, so that the newer of the last two
+// that is at least sendGrace old starts a window of sendGrace to
+// sendGrace+markEvery ending now. Bytes read up to markEvery after the
+// mark count in that window, which only lastRead tells apart from bytes
+// still coming.
+type readMark struct {
+	at   time.Time
+	read int64
+}
+
+const markEvery = time.Second
 
 func (c *limitConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	c.read.Add(int64(n))
+	read := c.read.Add(int64(n))
+	if n > 0 {
+		now := time.Now()
+		c.markMu.Lock()
+		c.lastRead = now
+		if now.Sub(c.marks[1].at) >= markEvery {
+			c.marks[0], c.marks[1] = c.marks[1], readMark{at: now, read: read}
+		}
+		c.markMu.Unlock()
+	}
 	return n, err
+}
+
+// recentRate is the bytes a second c's request has come at over its last
+// sendGrace or a little more (see readMark), or from its start when no
+// mark of it is old enough; false while it is younger than sendGrace.
+// Averaged from the start, a request whose first 60 KB came at once and
+// then nothing kept its place for a minute, up to the read timeout, as
+// though it were still coming. Under l.mu.
+func (c *limitConn) recentRate(now time.Time) (float64, bool) {
+	if now.Sub(c.since) < sendGrace {
+		return 0, false
+	}
+	from := readMark{at: c.since, read: c.readBefore}
+	c.markMu.Lock()
+	defer c.markMu.Unlock()
+	if now.Sub(c.lastRead) >= sendGrace {
+		return 0, true // nothing for sendGrace: stalled, or never begun
+	}
+	for _, m := range c.marks {
+		if !m.at.Before(c.since) && now.Sub(m.at) >= sendGrace {
+			from = m
+		}
+	}
+	return float64(c.read.Load()-from.read) / now.Sub(from.at).Seconds(), true
 }
 
 func (c *limitConn) Close() error {
