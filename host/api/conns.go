@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mdpress/mdpress/core/apierr"
+	"github.com/mdpress/mdpress/host/metrics"
 )
 
 // DefaultMaxConnections is the default bound of open client connections:
@@ -57,7 +59,16 @@ type ConnLimit struct {
 	idle      map[*limitConn]time.Time // since when each idle connection is
 	sending   map[*limitConn]struct{}  // connections still sending their request
 	sendingBy map[string]int           // of those, how many each address holds
+
+	metrics *metrics.Metrics // nil: none kept
+	log     *slog.Logger
+	shed    map[string]int // connections closed at the bound since the last warning, by reason
+	warned  time.Time      // when the last warning was logged
 }
+
+// shedLogEvery spaces the warnings that the bound is acting: one a
+// connection would flood the log just when the server is under pressure.
+const shedLogEvery = 30 * time.Second
 
 // maxRefusing bounds the connections past the bound being answered at
 // once; the others are closed unanswered.
@@ -83,14 +94,79 @@ func WithTrustedProxies(p []netip.Prefix) ConnOption {
 	return func(l *ConnLimit) { l.trusted = p }
 }
 
+// WithMetrics keeps the connections' figures, and those closed at the
+// bound, in m.
+func WithMetrics(m *metrics.Metrics) ConnOption {
+	return func(l *ConnLimit) { l.metrics = m }
+}
+
+// WithLogger warns on log, at most once every 30 s, that connections are
+// being closed at the bound.
+func WithLogger(log *slog.Logger) ConnOption {
+	return func(l *ConnLimit) { l.log = log }
+}
+
 // NewConnLimit bounds the connections a server accepts to max.
 func NewConnLimit(max int, opts ...ConnOption) *ConnLimit {
 	l := &ConnLimit{max: max, perAddr: DefaultSendingPerAddress, refusing: make(chan struct{}, maxRefusing),
-		idle: make(map[*limitConn]time.Time), sending: make(map[*limitConn]struct{}), sendingBy: make(map[string]int)}
+		idle: make(map[*limitConn]time.Time), sending: make(map[*limitConn]struct{}), sendingBy: make(map[string]int),
+		log: slog.New(slog.DiscardHandler), shed: make(map[string]int)}
 	for _, o := range opts {
 		o(l)
 	}
+	l.report()
 	return l
+}
+
+// report updates the connection gauges. Under l.mu.
+func (l *ConnLimit) report() {
+	if l.metrics != nil {
+		l.metrics.Connections(l.max, l.open, len(l.sending))
+	}
+}
+
+// closedAt counts a connection closed at the bound for reason (a
+// metrics.Conn constant) and returns the warning to log once l.mu is
+// released, nil when one was logged less than shedLogEvery ago. Under l.mu.
+func (l *ConnLimit) closedAt(reason string, now time.Time) func() {
+	if l.metrics != nil {
+		l.metrics.ConnectionClosed(reason)
+	}
+	l.shed[reason]++
+	if !l.warned.IsZero() && now.Sub(l.warned) < shedLogEvery {
+		return nil
+	}
+	// The address holding most connections still sending: the one to
+	// look at first when the bound is reached by a client holding places.
+	top, held := "", 0
+	for p, n := range l.sendingBy {
+		if n > held {
+			top, held = p, n
+		}
+	}
+	attrs := []any{"maxConnections", l.max, "open", l.open, "sending", len(l.sending),
+		"topSender", top, "topSending", held}
+	if !l.warned.IsZero() {
+		attrs = append(attrs, "since", now.Sub(l.warned).Round(time.Second))
+	}
+	attrs = append(attrs, "idleClosed", l.shed[metrics.ConnIdle], "overShareClosed", l.shed[metrics.ConnOverShare],
+		"slowClosed", l.shed[metrics.ConnSlow], "refused", l.shed[metrics.ConnRefused], "dropped", l.shed[metrics.ConnDropped])
+	l.warned = now
+	clear(l.shed)
+	return func() {
+		l.log.Warn("connection bound reached: connections closed to make room or refused (counts since the last such line)", attrs...)
+	}
+}
+
+// turnedAway counts a new connection past the bound that is refused for
+// reason, and warns of it (see closedAt).
+func (l *ConnLimit) turnedAway(reason string) {
+	l.mu.Lock()
+	warn := l.closedAt(reason, time.Now())
+	l.mu.Unlock()
+	if warn != nil {
+		warn()
+	}
 }
 
 // Listener wraps ln; the server that serves it must report its
@@ -148,6 +224,7 @@ func (l *ConnLimit) ConnState(nc net.Conn, st http.ConnState) {
 		delete(l.idle, c)
 		l.unsend(c)
 	}
+	l.report()
 }
 
 // send counts c as sending since now, if it is not already. Under l.mu.
@@ -179,6 +256,7 @@ func (l *ConnLimit) sent(c *limitConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.unsend(c)
+	l.report()
 }
 
 // admit counts a new connection if there is room, making room if need be
@@ -188,16 +266,17 @@ func (l *ConnLimit) admit(c *limitConn) bool {
 	if l.open < l.max {
 		l.open++
 		l.send(c, time.Now())
+		l.report()
 		l.mu.Unlock()
 		return true
 	}
 	now := time.Now()
-	victim := l.oversending(c.peer)
+	victim, reason := l.oversending(c.peer), metrics.ConnOverShare
 	if victim == nil {
-		victim = l.idlest()
+		victim, reason = l.idlest(), metrics.ConnIdle
 	}
 	if victim == nil {
-		victim = l.slowest(now)
+		victim, reason = l.slowest(now), metrics.ConnSlow
 	}
 	if victim == nil {
 		l.mu.Unlock()
@@ -209,8 +288,13 @@ func (l *ConnLimit) admit(c *limitConn) bool {
 	l.unsend(victim)
 	victim.given = true
 	l.send(c, now)
+	warn := l.closedAt(reason, now)
+	l.report()
 	l.mu.Unlock()
 	_ = victim.Close()
+	if warn != nil {
+		warn()
+	}
 	return true
 }
 
@@ -241,12 +325,13 @@ func (l *ConnLimit) oversending(peer string) *limitConn {
 }
 
 // Past its first sendGrace, a request coming at less than minSendRate
-// bytes a second gives its connection's place to a new connection at the
-// bound. Many addresses, each within its share, could otherwise still hold
-// every place, each reopening the connections the read timeouts cut. A
-// client sends its headers at once and a body at the pace of its link:
-// well above this even on a slow mobile one, and a full-size body at the
-// rate takes longer than the read timeout allows anyway.
+// bytes a second over its last sendGrace (see recentRate) gives its
+// connection's place to a new connection at the bound. Many addresses,
+// each within its share, could otherwise still hold every place, each
+// reopening the connections the read timeouts cut. A client sends its
+// headers at once and a body at the pace of its link: well above this even
+// on a slow mobile one, and a full-size body at the rate takes longer than
+// the read timeout allows anyway.
 const (
 	sendGrace   = 2 * time.Second
 	minSendRate = 1 << 10
@@ -258,12 +343,8 @@ func (l *ConnLimit) slowest(now time.Time) *limitConn {
 	var slow *limitConn
 	var slowRate float64
 	for c := range l.sending {
-		took := now.Sub(c.since)
-		if took < sendGrace {
-			continue
-		}
-		rate := float64(c.read.Load()-c.readBefore) / took.Seconds()
-		if rate < minSendRate && (slow == nil || rate < slowRate) {
+		rate, ok := c.recentRate(now)
+		if ok && rate < minSendRate && (slow == nil || rate < slowRate) {
 			slow, slowRate = c, rate
 		}
 	}
@@ -290,6 +371,7 @@ func (l *ConnLimit) done(c *limitConn) {
 	if !c.given {
 		l.open--
 	}
+	l.report()
 }
 
 // peerOf is the address whose share c counts against: the peer's, an
@@ -333,11 +415,13 @@ func (ll *limitListener) Accept() (net.Conn, error) {
 		}
 		select {
 		case ll.l.refusing <- struct{}{}:
+			ll.l.turnedAway(metrics.ConnRefused)
 			go func() {
 				defer func() { <-ll.l.refusing }()
 				refuse(c)
 			}()
 		default:
+			ll.l.turnedAway(metrics.ConnDropped)
 			_ = c.Close() // refusing as many as it may: no answer
 		}
 	}
@@ -380,12 +464,61 @@ type limitConn struct {
 	// those read before its request began.
 	read       atomic.Int64
 	readBefore int64
+	markMu     sync.Mutex
+	marks      [2]readMark // under markMu: the older first
+	lastRead   time.Time   // under markMu: when bytes last came
 }
+
+// readMark is how many bytes a connection had read at a moment. Read
+// takes one at most every markEvery, so that the newer of the last two
+// that is at least sendGrace old starts a window of sendGrace to
+// sendGrace+markEvery ending now. Bytes read up to markEvery after the
+// mark count in that window, which only lastRead tells apart from bytes
+// still coming.
+type readMark struct {
+	at   time.Time
+	read int64
+}
+
+const markEvery = time.Second
 
 func (c *limitConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	c.read.Add(int64(n))
+	read := c.read.Add(int64(n))
+	if n > 0 {
+		now := time.Now()
+		c.markMu.Lock()
+		c.lastRead = now
+		if now.Sub(c.marks[1].at) >= markEvery {
+			c.marks[0], c.marks[1] = c.marks[1], readMark{at: now, read: read}
+		}
+		c.markMu.Unlock()
+	}
 	return n, err
+}
+
+// recentRate is the bytes a second c's request has come at over its last
+// sendGrace or a little more (see readMark), or from its start when no
+// mark of it is old enough; false while it is younger than sendGrace.
+// Averaged from the start, a request whose first 60 KB came at once and
+// then nothing kept its place for a minute, up to the read timeout, as
+// though it were still coming. Under l.mu.
+func (c *limitConn) recentRate(now time.Time) (float64, bool) {
+	if now.Sub(c.since) < sendGrace {
+		return 0, false
+	}
+	from := readMark{at: c.since, read: c.readBefore}
+	c.markMu.Lock()
+	defer c.markMu.Unlock()
+	if now.Sub(c.lastRead) >= sendGrace {
+		return 0, true // nothing for sendGrace: stalled, or never begun
+	}
+	for _, m := range c.marks {
+		if !m.at.Before(c.since) && now.Sub(m.at) >= sendGrace {
+			from = m
+		}
+	}
+	return float64(c.read.Load()-from.read) / now.Sub(from.at).Seconds(), true
 }
 
 func (c *limitConn) Close() error {

@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -209,4 +211,62 @@ func TestConnectionsTrickled(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestConnectionsStalled: at server.maxConnections, a request's rate was
+// averaged from its start, so clients whose first 60 KB came at once and
+// then nothing held their places for a minute, until the read timeout,
+// and every other client got 503s meanwhile. The rate is now measured over
+// the request's last 2-3 s: a stalled request gives its place, one still
+// coming at a slow link's pace keeps it.
+func TestConnectionsStalled(t *testing.T) {
+	const bound = 20
+	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) { c.Server.MaxConnections = bound }))
+	_, key := h.account("pro", 10)
+	settled()
+	head := "POST /v1/pdf/markdown HTTP/1.1\r\nHost: mdpress\r\nAuthorization: Bearer " + key +
+		"\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n{\"markdown\": \"" + strings.Repeat("a", 60000)
+	var conns []net.Conn
+	for i := range bound {
+		c, err := dialFrom(h, fmt.Sprintf("127.0.6.%d", i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, head); err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	// The first goes on at 4 KiB/s, a slow upload; the others stall.
+	steady := conns[0]
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if _, err := io.WriteString(steady, strings.Repeat("a", 400)); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(4 * time.Second) // well past the 2 s, but 60 KB in 4 s is 15 KB/s on average
+	for i := range 3 {
+		resp, err := clientFrom("127.0.0.2").Get(h.URL + "/healthz")
+		if err != nil {
+			t.Fatalf("/healthz %d beside stalled requests: %v", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("/healthz %d beside stalled requests: %d, want 200", i, resp.StatusCode)
+		}
+	}
+	_ = steady.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if _, err := steady.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the request still coming at 4 KiB/s lost its connection: %v", err)
+	}
 }

@@ -31,6 +31,10 @@ type Metrics struct {
 	undelivered    *prometheus.CounterVec
 	pdfPages       prometheus.Histogram
 	pdfBytes       prometheus.Histogram
+	connsClosed    *prometheus.CounterVec
+	connsOpen      prometheus.Gauge
+	connsSending   prometheus.Gauge
+	connsMax       prometheus.Gauge
 }
 
 // New registers the host's families on reg.
@@ -73,15 +77,56 @@ func New(reg *prometheus.Registry) *Metrics {
 			Help:    "Size of produced PDFs in bytes.",
 			Buckets: prometheus.ExponentialBuckets(4096, 4, 10),
 		}),
+		connsClosed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mdpress_http_connections_closed_total",
+			Help: "Client connections closed at server.maxConnections, by reason: idle (the one idle longest, for a new one), over_share (sending on longest from an address past server.maxSendingPerAddress), slow (a request coming at under 1 KiB/s), refused (a new one answered 503) or dropped (a new one closed unanswered, with 64 being refused already).",
+		}, []string{"reason"}),
+		connsOpen: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mdpress_http_connections_open",
+			Help: "Client connections open, counted against server.maxConnections.",
+		}),
+		connsSending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mdpress_http_connections_sending",
+			Help: "Open client connections still sending their request (headers or body).",
+		}),
+		connsMax: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mdpress_http_connections_max",
+			Help: "The bound of open client connections (server.maxConnections, lowered to fit the open-file limit).",
+		}),
 	}
 	reg.MustRegister(m.stageDuration, m.httpRequests, m.httpDuration, m.pluginRestarts,
 		m.creditsCharged, m.undelivered, m.pdfPages, m.pdfBytes,
+		m.connsClosed, m.connsOpen, m.connsSending, m.connsMax,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Present from the start, so that increase() sees the first one.
 	for _, c := range []string{UndeliveredRefunded, UndeliveredCharged, UndeliveredHeld, UndeliveredNone} {
 		m.undelivered.WithLabelValues(c)
 	}
+	for _, r := range []string{ConnIdle, ConnOverShare, ConnSlow, ConnRefused, ConnDropped} {
+		m.connsClosed.WithLabelValues(r)
+	}
 	return m
+}
+
+// Why a connection was closed at the bound of open connections.
+const (
+	ConnIdle      = "idle"
+	ConnOverShare = "over_share"
+	ConnSlow      = "slow"
+	ConnRefused   = "refused"
+	ConnDropped   = "dropped"
+)
+
+// ConnectionClosed counts a connection closed at the bound, by reason (one
+// of the Conn constants).
+func (m *Metrics) ConnectionClosed(reason string) { m.connsClosed.WithLabelValues(reason).Inc() }
+
+// Connections records the bound of open connections and how many are open
+// and still sending their request.
+func (m *Metrics) Connections(max, open, sending int) {
+	m.connsMax.Set(float64(max))
+	m.connsOpen.Set(float64(open))
+	m.connsSending.Set(float64(sending))
 }
 
 // What became of the credits of an answer not delivered in full.

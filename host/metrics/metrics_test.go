@@ -27,6 +27,8 @@ func TestLintAndMerge(t *testing.T) {
 	m.ObserveHTTP("/v1/pdf/markdown", 200, time.Second)
 	m.PluginRestarted("render-chrome")
 	m.Delivered(1, 3, 12345)
+	m.ConnectionClosed(ConnSlow)
+	m.Connections(4096, 12, 3)
 
 	problems, err := testutil.GatherAndLint(reg)
 	if err != nil {
@@ -53,6 +55,9 @@ func TestLintAndMerge(t *testing.T) {
 		`mdpress_http_requests_total{code="200",route="/v1/pdf/markdown"} 1`,
 		`mdpress_plugin_restarts_total{plugin="render-chrome"} 1`,
 		`mdpress_credits_charged_total 1`,
+		`mdpress_http_connections_closed_total{reason="slow"} 1`,
+		`mdpress_http_connections_closed_total{reason="refused"} 0`,
+		`mdpress_http_connections_open 12`,
 		`mdpress_chrome_tabs_busy 2`,
 	} {
 		if !strings.Contains(string(body), want) {

@@ -155,7 +155,8 @@ func newServe(g *globals) *cobra.Command {
 			reqCtx, cutRequests := context.WithCancelCause(context.WithoutCancel(ctx))
 			defer cutRequests(nil)
 			conns := api.NewConnLimit(maxConnections(c.Server.MaxConnections, log),
-				api.WithSendingPerAddress(c.Server.MaxSendingPerAddress), api.WithTrustedProxies(opts.TrustedProxies))
+				api.WithSendingPerAddress(c.Server.MaxSendingPerAddress), api.WithTrustedProxies(opts.TrustedProxies),
+				api.WithMetrics(m), api.WithLogger(log))
 			srv := &http.Server{
 				Handler:           conns.Handler(handler),
 				ConnState:         conns.ConnState,

@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/host/config"
+)
+
+// TestConnectionsBoundMetrics: the bound of open connections acted out of
+// sight: connections closed to make room and new ones refused left no
+// figure in /metrics and no log line, so an operator whose clients got
+// 503s could not tell the bound from an outage, nor a slowloris from a
+// bound set too low. /metrics now says how many are open and sending
+// against the bound and counts each closed at it by reason; the log warns,
+// once and not once a connection, that the bound is reached.
+func TestConnectionsBoundMetrics(t *testing.T) {
+	const bound = 20
+	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) {
+		c.Server.MaxConnections = bound
+		c.Server.MaxSendingPerAddress = 2
+	}))
+	settled()
+	var slow []net.Conn
+	defer func() {
+		for _, c := range slow {
+			c.Close()
+		}
+	}()
+	open := func(from string) net.Conn {
+		t.Helper()
+		c, err := dialFrom(h, from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: mdpress\r\n") // headers never end
+		slow = append(slow, c)
+		return c
+	}
+	for i := range bound - 1 {
+		open(fmt.Sprintf("127.0.1.%d", i+1))
+	}
+	time.Sleep(200 * time.Millisecond) // accepted
+	got := scrape(t, h)                // on the one place left
+	for name, want := range map[string]float64{
+		"mdpress_http_connections_max":     bound,
+		"mdpress_http_connections_open":    bound,
+		"mdpress_http_connections_sending": bound - 1,
+	} {
+		if got[name] != want {
+			t.Errorf("%s = %v at the bound, want %v", name, got[name], want)
+		}
+	}
+
+	open(fmt.Sprintf("127.0.1.%d", bound)) // the scrape's place, idle or closed
+	time.Sleep(200 * time.Millisecond)
+	get := func(want int) {
+		t.Helper()
+		resp, err := clientFrom("127.0.0.2").Get(h.URL + "/healthz")
+		if err != nil {
+			t.Fatalf("/healthz at the bound: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("/healthz at the bound: %d, want %d", resp.StatusCode, want)
+		}
+	}
+	get(503)                            // every place sending, within its first 2 s
+	time.Sleep(2200 * time.Millisecond) // past it: the slowest gives its place
+	get(200)                            // slow: 1; its place freed once answered
+	first := open("127.0.0.3")          // in that place
+	open("127.0.0.3")                   // slow: 2
+	open("127.0.0.3")                   // over its share: its first is closed
+	time.Sleep(200 * time.Millisecond)
+	_ = first.SetReadDeadline(time.Now().Add(time.Second))
+	// Closed with its headers unread, the connection may come back reset.
+	if _, err := first.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the address past its share kept its oldest connection: %v", err)
+	}
+	for _, c := range slow {
+		c.Close()
+	}
+	slow = nil
+	time.Sleep(200 * time.Millisecond)
+	openIdle(t, h, bound)
+	get(200) // in the place of one idle
+
+	got = scrape(t, h)
+	for reason, want := range map[string]float64{"refused": 1, "slow": 2, "over_share": 1, "idle": 1, "dropped": 0} {
+		name := fmt.Sprintf("mdpress_http_connections_closed_total{reason=%q}", reason)
+		g, ok := got[name]
+		// Idle and slow connections may also have made room for a scrape.
+		if !ok || g < want || (reason != "idle" && reason != "slow" && g != want) {
+			t.Errorf("%s = %v (present: %v), want %v", name, g, ok, want)
+		}
+	}
+	if n := strings.Count(h.logs.String(), "connection bound reached"); n != 1 {
+		t.Errorf("%d warnings that the bound was reached, want 1 (rate-limited):\n%s", n, h.logs.String())
+	}
+}
