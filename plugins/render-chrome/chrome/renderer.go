@@ -248,8 +248,11 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		// One still fetching remote resources for it does not: printing
 		// asks for what only print uses (a print-only background) and does
 		// not wait for it, and the next document, maybe another account's,
-		// would wait for those fetches until its own timeout.
-		e.give(g, t, (err == nil || refused != nil) && t.pending.Load() == 0)
+		// would wait for those fetches until its own timeout. Nor does the
+		// tab of a render the watchdog blamed, even one that printed: the
+		// watchdog closes it after the blame, maybe after the render ended,
+		// and the next document would fail there.
+		e.give(g, t, (err == nil || refused != nil) && t.pending.Load() == 0 && !job.culprit.Load())
 		e.checkMemoryAfter(g) // a failed render may have grown it too
 		if err != nil && !retried && !errors.As(err, new(*stage.Error)) && g.overMemory.Load() && !job.culprit.Load() && ctx.Err() == nil {
 			// Killed for another document's memory: this one did nothing

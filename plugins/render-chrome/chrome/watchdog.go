@@ -120,16 +120,9 @@ func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
 	e.mu.Lock()
 	j := e.blameLocked(g, age, big && age > 0)
 	e.mu.Unlock()
-	if j == nil {
+	if j == nil || !e.stopJob(g, j) {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(g.proc.ctx, time.Second)
-	defer cancel()
-	if _, err := cdp.Call(ctx, g.proc.browser, target.CloseTarget, target.CloseTargetParams{TargetID: j.tab.target.TargetID}); err != nil {
-		e.log.Warn("cannot close the tab of a render over the memory bound", "err", err)
-		return false
-	}
-	j.stop()
 	if big {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	} else {
@@ -138,6 +131,27 @@ func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
 	e.log.Warn("render over the browser's memory bound; stopping it", "rssMB", rss>>20, "limitMB", limit>>20,
 		"printingFor", time.Since(j.start).Round(time.Millisecond).String(), "compositorMB", mem>>20)
 	e.stats.memStopped.Add(1)
+	return true
+}
+
+// stopJob closes the tab of j, blamed under the lock, and ends j's wait.
+// The render may have ended since the blame, its PDF printed: its tab,
+// which Render does not give back for reuse, may be closed already, and
+// that is no reason to kill the browser. It reports false when the tab
+// does not close while j still prints.
+func (e *engine) stopJob(g *generation, j *printJob) bool {
+	ctx, cancel := context.WithTimeout(g.proc.ctx, time.Second)
+	defer cancel()
+	if _, err := cdp.Call(ctx, g.proc.browser, target.CloseTarget, target.CloseTargetParams{TargetID: j.tab.target.TargetID}); err != nil {
+		e.mu.Lock()
+		_, printing := g.jobs[j]
+		e.mu.Unlock()
+		if printing {
+			e.log.Warn("cannot close the tab of a render over the memory bound", "err", err)
+			return false
+		}
+	}
+	j.stop()
 	return true
 }
 

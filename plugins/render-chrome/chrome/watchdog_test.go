@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/mdpress/mdpress/core/papers"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -255,5 +258,65 @@ func TestMemoryWatchdogBlamesTheBomb(t *testing.T) {
 	}
 	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Launches != 1 {
 		t.Fatalf("stats %+v, want 1 render stopped, no restart, 1 launch", s)
+	}
+}
+
+// TestMemoryWatchdogStopAfterPrintSparesNextRender: the watchdog blames a
+// render under the lock and closes its tab after, and the render may end
+// well in between, its PDF printed. Its tab, closed a moment later, must
+// not serve the next document, another account's maybe, which would fail.
+func TestMemoryWatchdogStopAfterPrintSparesNextRender(t *testing.T) {
+	t.Parallel()
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":1,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	blamed := renderAsync(ctx, r, stalledDoc(n))
+	<-n.stalled
+	// stopCulprit's first half: the blame, under the lock.
+	e.mu.Lock()
+	g := e.cur
+	j := e.blameLocked(g, 0, false)
+	e.mu.Unlock()
+	if j == nil {
+		t.Fatal("no render to blame")
+	}
+	// The render ends before the tab is closed.
+	n.release()
+	if got := <-blamed; got.err != nil {
+		t.Fatalf("blamed render, done before its stop: %v, want its PDF", got.err)
+	}
+	// Its tab closes as it ends, before stopCulprit's second half comes
+	// to it: the browser stays for the renders beside.
+	waitFor(t, "the blamed render's tab closed", func() bool {
+		cctx, ccancel := context.WithTimeout(g.proc.ctx, time.Second)
+		defer ccancel()
+		got, err := cdp.Call(cctx, g.proc.browser, target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			return false
+		}
+		for _, info := range got.TargetInfos {
+			if info.TargetID == j.tab.target.TargetID {
+				return false
+			}
+		}
+		return true
+	})
+	if !e.stopJob(g, j) {
+		t.Fatal("the stop of a render that ended failed, and would kill the browser")
+	}
+	next := renderAsync(ctx, r, doc{body: "<p>the next document</p>"}.html())
+	select {
+	case got := <-next:
+		if got.err != nil {
+			t.Fatalf("the next document: %v (code %v), want its PDF", got.err, stage.CodeOf(got.err))
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the next document did not print")
+	}
+	if s := r.Stats(); s.Launches != 1 || s.Rendered != 2 {
+		t.Fatalf("stats %+v, want 1 launch, 2 PDFs", s)
 	}
 }
