@@ -433,7 +433,7 @@ func (ll *limitListener) Accept() (net.Conn, error) {
 // unread, the connection is reset and the answer may be lost with it.
 func refuse(c net.Conn) {
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(time.Second))
 	buf := make([]byte, 4096)
 	var got []byte
 	for !bytes.Contains(got, []byte("\r\n\r\n")) && len(got) < 64<<10 {
@@ -443,6 +443,10 @@ func refuse(c net.Conn) {
 			break
 		}
 	}
+	// The answer and the drain get a second of their own: on the read's
+	// deadline, a client silent for that second was closed unanswered, and
+	// one whose request came just after found its connection reset.
+	_ = c.SetDeadline(time.Now().Add(time.Second))
 	if _, err := c.Write(refused); err != nil {
 		return
 	}

@@ -151,3 +151,41 @@ func TestConnLimitSending(t *testing.T) {
 		}
 	}
 }
+
+// TestConnLimitRefusesLateRequest: past the bound, a connection whose
+// request comes after the second the server waits for it is still
+// answered 503, not closed unanswered or reset.
+func TestConnLimitRefusesLateRequest(t *testing.T) {
+	l := NewConnLimit(1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: l.Handler(http.NotFoundHandler()),
+		ConnState: l.ConnState, ConnContext: l.ConnContext, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l.Listener(ln)) }()
+	defer srv.Close()
+	dial := func() net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	dial() // holds the one place, sending nothing for less than sendGrace
+	time.Sleep(50 * time.Millisecond)
+	late := dial()
+	time.Sleep(time.Second + 200*time.Millisecond)
+	fmt.Fprint(late, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	_ = late.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(late), nil)
+	if err != nil {
+		t.Fatalf("a request 1.2 s after connecting past the bound: %v, want a 503", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a request 1.2 s after connecting past the bound: %d, want 503", resp.StatusCode)
+	}
+}
