@@ -124,7 +124,7 @@ func newRender(g *globals) *cobra.Command {
 	// A document's language belongs to that document, so it has no
 	// environment twin to carry over to the next one.
 	f.StringVar(&lang, "lang", "", "the document's language, a BCP 47 tag such as fr or pt-BR (default: none claimed)")
-	f.StringVar(&backend, "backend", "", "chrome, fpdf or auto")
+	f.StringVar(&backend, "backend", "", "chrome, fpdf or auto (env MDPRESS_BACKEND)")
 	return cmd
 }
 

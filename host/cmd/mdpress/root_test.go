@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestMistypedSubcommandFails: a subcommand that does not exist is an
@@ -48,4 +51,29 @@ func TestGroupWithoutArgsShowsHelp(t *testing.T) {
 			t.Errorf("%v: no command list:\n%s", args, out.String())
 		}
 	}
+}
+
+// TestFlagsNameTheirTwins: the README promises every setting flag an
+// environment twin, and --help is where a user looks for it; render's
+// --backend read MDPRESS_BACKEND without saying so.
+func TestFlagsNameTheirTwins(t *testing.T) {
+	twins := map[string]string{
+		"config": "MDPRESS_CONFIG", "data-dir": "MDPRESS_DATA_DIR", "plugin-dir": "MDPRESS_PLUGIN_DIR",
+		"log-level": "MDPRESS_LOG_LEVEL", "log-format": "MDPRESS_LOG_FORMAT",
+		"addr": "MDPRESS_ADDR", "backend": "MDPRESS_BACKEND", "sink": "MDPRESS_SINK", "public-url": "MDPRESS_PUBLIC_URL",
+		"dev-account": "MDPRESS_DEV_ACCOUNT", "dev-plan": "MDPRESS_DEV_PLAN", "debug-addr": "MDPRESS_DEBUG_ADDR",
+		"theme": "MDPRESS_THEME", "page-size": "MDPRESS_PAGE_SIZE", "numbering": "MDPRESS_NUMBERING",
+	}
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if env, ok := twins[f.Name]; ok && !strings.Contains(f.Usage, env) {
+				t.Errorf("%s --%s: help %q does not name %s", cmd.CommandPath(), f.Name, f.Usage, env)
+			}
+		})
+		for _, c := range cmd.Commands() {
+			walk(c)
+		}
+	}
+	walk(newRoot())
 }
