@@ -1,13 +1,18 @@
 package api
 
 import (
+	"log/slog"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mdpress/mdpress/core/papers"
 	"github.com/mdpress/mdpress/core/request"
+	"github.com/mdpress/mdpress/host/metrics"
 )
 
 func loadServed(t *testing.T, name string, data []byte) *openapi3.T {
@@ -108,5 +113,41 @@ func TestActionDocument(t *testing.T) {
 	// Deriving the action must not touch the full document.
 	if out := full.Components.Schemas["MarkdownRequest"].Value.Properties["output"].Value; len(out.Enum) != 2 {
 		t.Errorf("full document's output enum became %v", out.Enum)
+	}
+}
+
+// TestOpenAPIListsEveryRoute: each method the router serves under /v1 is
+// an operation of the document (HEAD of the documents themselves aside),
+// so a route cannot be added or widened without its description.
+func TestOpenAPIListsEveryRoute(t *testing.T) {
+	doc := loadServed(t, "openapi.json", openAPIFull)
+	s := New(Options{}, slog.New(slog.DiscardHandler), noStages{}, metrics.New(prometheus.NewRegistry()))
+	n := 0
+	err := s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		tpl, err := route.GetPathTemplate()
+		if err != nil || !strings.HasPrefix(tpl, "/v1/") {
+			return nil
+		}
+		methods, err := route.GetMethods()
+		if err != nil {
+			return nil
+		}
+		for _, m := range methods {
+			if strings.HasPrefix(tpl, "/v1/openapi") {
+				continue // the description does not describe itself
+			}
+			n++
+			item := doc.Paths.Find(strings.TrimPrefix(tpl, "/v1"))
+			if item == nil || item.GetOperation(m) == nil {
+				t.Errorf("%s %s is served but not in openapi.yaml", m, tpl)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 4 {
+		t.Fatalf("walked %d operations, want the API's", n)
 	}
 }
