@@ -14,7 +14,7 @@ import (
 // Config is the plugin's config block:
 //
 //	compress: true     # deflate page content streams, unless under ~2 KB in all (fonts and images are always compressed)
-//	maxPages: 10000    # refuse documents that need more pages (413)
+//	maxPages: 10000    # refuse documents that need more pages (413); 0: the default
 //	fallbackFonts: [/path/a.ttf, ...] # TrueType files for the characters DejaVu lacks; absent: the system's (SystemFallbacks) that exist; []: none
 type Config struct {
 	Compress bool `json:"compress"`
@@ -51,8 +51,13 @@ func parseConfig(raw []byte) (Config, error) {
 			}
 		}
 	}
-	if cfg.MaxPages < 1 {
-		return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: maxPages must be at least 1, got %d", cfg.MaxPages)
+	// 0 is the default, as in render-chrome's config and the host's: the
+	// same key means the same on either backend.
+	if cfg.MaxPages == 0 {
+		cfg.MaxPages = defaults().MaxPages
+	}
+	if cfg.MaxPages < 0 {
+		return Config{}, stage.Errorf(stage.CodeInvalid, "render-fpdf config: maxPages must not be negative (0 is the default, 10000), got %d", cfg.MaxPages)
 	}
 	return cfg, nil
 }

@@ -69,7 +69,8 @@ func TestConfig(t *testing.T) {
 		{"set", `{"compress": false, "maxPages": 5}`, "", Config{Compress: false, MaxPages: 5}},
 		{"unknown key", `{"compres": true}`, `unknown key "compres"`, Config{}},
 		{"wrong type", `{"compress": "yes"}`, "compress must be a bool", Config{}},
-		{"bad limit", `{"maxPages": 0}`, "maxPages must be at least 1", Config{}},
+		{"zero limit is the default", `{"maxPages": 0}`, "", Config{Compress: true, MaxPages: 10000}},
+		{"bad limit", `{"maxPages": -1}`, "maxPages must not be negative", Config{}},
 		{"trailing", `{} {}`, "trailing data", Config{}},
 		{"not an object", `[1]`, "not a JSON object", Config{}},
 	} {
