@@ -20,12 +20,24 @@ import (
 // against the bound and counts each closed at it by reason; the log warns,
 // once and not once a connection, that the bound is reached.
 func TestConnectionsBoundMetrics(t *testing.T) {
+	// The 503 is only due while every place is within its first 2 s of
+	// sending: a machine too loaded to fill the bound in time tries again.
+	for attempt := 1; !connectionsBoundMetrics(t); attempt++ {
+		if attempt == 3 {
+			t.Fatal("three times too slow to fill the bound within the senders' 2 s grace")
+		}
+		t.Logf("attempt %d: the bound filled too slowly for the grace; again", attempt)
+	}
+}
+
+func connectionsBoundMetrics(t *testing.T) bool {
 	const bound = 20
 	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) {
 		c.Server.MaxConnections = bound
 		c.Server.MaxSendingPerAddress = 2
 	}))
 	settled()
+	start := time.Now()
 	var slow []net.Conn
 	defer func() {
 		for _, c := range slow {
@@ -70,14 +82,16 @@ func TestConnectionsBoundMetrics(t *testing.T) {
 			t.Fatalf("/healthz at the bound: %d, want %d", resp.StatusCode, want)
 		}
 	}
+	if time.Since(start) > 1500*time.Millisecond {
+		return false
+	}
 	get(503)                            // every place sending, within its first 2 s
 	time.Sleep(2200 * time.Millisecond) // past it: the slowest gives its place
 	get(200)                            // slow: 1; its place freed once answered
 	first := open("127.0.0.3")          // in that place
 	open("127.0.0.3")                   // slow: 2
 	open("127.0.0.3")                   // over its share: its first is closed
-	time.Sleep(200 * time.Millisecond)
-	_ = first.SetReadDeadline(time.Now().Add(time.Second))
+	_ = first.SetReadDeadline(time.Now().Add(5 * time.Second))
 	// Closed with its headers unread, the connection may come back reset.
 	if _, err := first.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("the address past its share kept its oldest connection: %v", err)
@@ -102,4 +116,5 @@ func TestConnectionsBoundMetrics(t *testing.T) {
 	if n := strings.Count(h.logs.String(), "connection bound reached"); n != 1 {
 		t.Errorf("%d warnings that the bound was reached, want 1 (rate-limited):\n%s", n, h.logs.String())
 	}
+	return true
 }
