@@ -29,6 +29,7 @@ var parityDocs = []string{
 	"../../plugins/parse-goldmark/markdown/testdata/inlines.md",
 	"../../plugins/parse-goldmark/markdown/testdata/blocks.md",
 	"../../plugins/parse-goldmark/markdown/testdata/rawhtml.md",
+	"../../plugins/parse-goldmark/markdown/testdata/alerts.md",
 }
 
 // TestBackendParity renders each document with render-chrome and with

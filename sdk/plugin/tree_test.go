@@ -54,10 +54,13 @@ func TestTreeRoundTrip(t *testing.T) {
 		n = c
 	}
 	for name, root := range map[string]*stage.Node{
-		"report":          report(28),
-		"root only":       node(stage.KindDocument, nil),
-		"empty strings":   node(stage.KindDocument, map[string]string{"": ""}, text(""), text("")),
-		"unknown kind":    node("custom-kind", map[string]string{"k": "v"}, node("other", nil)),
+		"report":        report(28),
+		"root only":     node(stage.KindDocument, nil),
+		"empty strings": node(stage.KindDocument, map[string]string{"": ""}, text(""), text("")),
+		"unknown kind":  node("custom-kind", map[string]string{"k": "v"}, node("other", nil)),
+		"alert": node(stage.KindDocument, nil, node(stage.KindBlockquote, map[string]string{"alert": "warning"},
+			node(stage.KindParagraph, map[string]string{"alert_title": "true"}, text("Warning")),
+			node(stage.KindParagraph, nil, text("body")))),
 		"10,000 levels":   deep,
 		"invalid UTF-8":   node(stage.KindDocument, nil, text("\xff\xfe bytes")),
 		"nested siblings": node(stage.KindDocument, nil, node(stage.KindList, nil, node(stage.KindListItem, nil, text("a")), node(stage.KindListItem, nil)), text("after")),
@@ -143,6 +146,9 @@ func TestDecodeRejectsMalformedTrees(t *testing.T) {
 
 func FuzzDecodeTree(f *testing.F) {
 	b, _ := encodeTree(report(2))
+	f.Add(b)
+	b, _ = encodeTree(node(stage.KindDocument, nil, node(stage.KindBlockquote, map[string]string{"alert": "note"},
+		node(stage.KindParagraph, map[string]string{"alert_title": "true"}, text("Note")))))
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		root, err := decodeTree(b)

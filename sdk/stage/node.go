@@ -8,7 +8,7 @@ const (
 	KindDocument      Kind = "document"
 	KindHeading       Kind = "heading" // Attrs: level ("1".."6"), id
 	KindParagraph     Kind = "paragraph"
-	KindBlockquote    Kind = "blockquote"
+	KindBlockquote    Kind = "blockquote" // Attrs: alert for one of GitHub's alerts (see Node)
 	KindList          Kind = "list"       // Attrs: ordered ("true"), start ("1"), tight ("true")
 	KindListItem      Kind = "list_item"  // Attrs: task ("true"), checked ("true") for task items
 	KindCodeBlock     Kind = "code_block" // Text: the code; Attrs: lang
@@ -39,6 +39,13 @@ const (
 
 // Node is one node of the backend-neutral document tree. Raw HTML stays raw
 // (KindHTMLBlock, KindRawHTML) for backends to interpret or drop.
+//
+// One of GitHub's alerts (a quote that starts with "[!NOTE]" alone on its
+// line) is a KindBlockquote with the attribute alert, "note", "tip",
+// "important", "warning" or "caution", whose first child is a paragraph
+// with the attribute alert_title ("true") that holds its title ("Note").
+// A renderer that knows no alerts, or not that kind, lays it out as a
+// quote that starts with its title.
 type Node struct {
 	Kind     Kind
 	Text     string

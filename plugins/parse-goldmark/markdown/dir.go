@@ -106,6 +106,10 @@ func renderList(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.W
 }
 
 func renderBlockquote(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if kind, ok := alertOf(n); ok {
+		renderAlert(w, kind, entering)
+		return ast.WalkContinue, nil
+	}
 	if !entering {
 		_, _ = w.WriteString("</blockquote>\n")
 		return ast.WalkContinue, nil
@@ -116,6 +120,22 @@ func renderBlockquote(w util.BufWriter, _ []byte, n ast.Node, entering bool) (as
 	}
 	_, _ = w.WriteString(` dir="auto">` + "\n")
 	return ast.WalkContinue, nil
+}
+
+// renderAlert writes an alert as GitHub does. Its title carries a
+// dir="auto" of its own, as on GitHub, so that the alert's direction comes
+// from its content, not from the English title word.
+func renderAlert(w util.BufWriter, kind alertKind, entering bool) {
+	if !entering {
+		_, _ = w.WriteString("</div>\n")
+		return
+	}
+	_, _ = w.WriteString(`<div class="markdown-alert markdown-alert-`)
+	_, _ = w.WriteString(kind.name)
+	_, _ = w.WriteString(`" dir="auto">` + "\n" + `<p class="markdown-alert-title" dir="auto">`)
+	_, _ = w.WriteString(kind.icon)
+	_, _ = w.WriteString(kind.title)
+	_, _ = w.WriteString("</p>\n")
 }
 
 var _ renderer.NodeRenderer = dirAuto{}

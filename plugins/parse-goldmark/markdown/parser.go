@@ -53,7 +53,7 @@ func New(log *slog.Logger) *Parser {
 			goldmark.WithExtensions(extension.GFM, extension.Footnote),
 			goldmark.WithParserOptions(
 				parser.WithAutoHeadingID(),
-				parser.WithASTTransformers(util.Prioritized(taskClasses{}, 1000)),
+				parser.WithASTTransformers(util.Prioritized(taskClasses{}, 1000), util.Prioritized(alerts{}, 1000)),
 			),
 			goldmark.WithRendererOptions(html.WithUnsafe(),
 				renderer.WithNodeRenderers(util.Prioritized(dirAuto{}, 100))),

@@ -209,6 +209,9 @@ func (c *converter) container(parent *stage.Node, d int, n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Blockquote:
 		node.Kind = stage.KindBlockquote
+		if kind, ok := alertOf(n); ok {
+			node.Attrs = map[string]string{"alert": kind.name}
+		}
 	case *ast.List:
 		node.Kind = stage.KindList
 		if n.IsOrdered() {
@@ -233,6 +236,11 @@ func (c *converter) container(parent *stage.Node, d int, n ast.Node) {
 		node.Attrs = map[string]string{"index": index, "id": footnoteID(index)}
 	}
 	c.add(parent, node)
+	if kind, ok := alertOf(n); ok {
+		// The title opens the alert, as in the HTML (see alerts.go).
+		title := c.add(node, &stage.Node{Kind: stage.KindParagraph, Attrs: map[string]string{"alert_title": "true"}})
+		c.text(title, kind.title)
+	}
 	for ch := n.FirstChild(); ch != nil; ch = ch.NextSibling() {
 		c.block(node, d+1, ch)
 	}

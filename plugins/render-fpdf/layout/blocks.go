@@ -398,7 +398,10 @@ func (e *engine) codeBlock(code string) {
 
 func (e *engine) blockquote(n *stage.Node) {
 	defer e.restoreDirection(e.rtl, e.inherit)
-	e.container(n.Children)
+	title, body, alert := alertParts(n)
+	// An alert's direction is its body's, not its English title's, as the
+	// HTML's title with a dir="auto" of its own leaves it.
+	e.container(body)
 	bar := math.Max(2, e.th.size*0.25)
 	x := e.x0
 	if e.rtl { // the bar is on the side the lines start from
@@ -406,19 +409,72 @@ func (e *engine) blockquote(n *stage.Node) {
 	}
 	d := e.indentStart(bar + e.th.size)
 	color := e.color
-	e.color = e.th.muted
+	barColor := e.th.quoteBar
+	if title != nil {
+		// An alert's body is text to be read, not a quote's muted aside.
+		barColor = alert
+	} else {
+		e.color = e.th.muted
+	}
 	t := e.track()
-	e.blocks(n.Children)
+	if title != nil {
+		e.alertTitle(title, body, alert)
+	}
+	e.blocks(body)
 	e.untrack()
 	e.color = color
 	e.outdentStart(d)
 	if d > 0 {
 		for _, s := range t.segs {
 			p := e.doc.Pages[s.page]
-			p.Items = append(p.Items, Item{Kind: Fill, X: x, Y: s.y0, W: bar, H: s.y1 - s.y0, Color: e.th.quoteBar})
+			p.Items = append(p.Items, Item{Kind: Fill, X: x, Y: s.y0, W: bar, H: s.y1 - s.y0, Color: barColor})
 		}
 	}
 	e.addGap(e.th.gap)
+}
+
+// alertColors are GitHub's (light theme) for its alerts' bars and titles.
+var alertColors = map[string]RGB{
+	"note":      {0x09, 0x69, 0xda},
+	"tip":       {0x1a, 0x7f, 0x37},
+	"important": {0x82, 0x50, 0xdf},
+	"warning":   {0x9a, 0x67, 0x00},
+	"caution":   {0xd1, 0x24, 0x2f},
+}
+
+// alertParts splits a quote that is one of GitHub's alerts (see
+// stage.Node) into its title paragraph, its body and its colour. A plain
+// quote, or an alert of a kind this backend does not know, has no title:
+// its blocks are all body, and a title paragraph among them prints as the
+// quote's first line.
+func alertParts(n *stage.Node) (title *stage.Node, body []*stage.Node, c RGB) {
+	c, ok := alertColors[n.Attr("alert")]
+	if !ok || len(n.Children) == 0 || n.Children[0] == nil || n.Children[0].Attr("alert_title") == "" {
+		return nil, n.Children, RGB{}
+	}
+	return n.Children[0], n.Children[1:], c
+}
+
+// alertTitle lays out an alert's title in bold in the alert's colour, on
+// the side the alert's lines start from, kept with the start of its body.
+// It draws no icon: fpdf has no paths to draw an octicon with, and an icon
+// glyph would be text that Chromium's SVG icon is not, in a copy or a
+// search of the PDF.
+func (e *engine) alertTitle(n *stage.Node, body []*stage.Node, c RGB) {
+	st := &style{family: e.th.body, bold: true, size: e.th.size * e.scale, color: c}
+	lines := e.breakLines(e.inlines(n.Children, st), e.x1-e.x0, st)
+	h := 0.0
+	for _, l := range lines {
+		h += l.h
+	}
+	if !e.fits(h + e.leadHeight(body, e.depth)) {
+		e.newPage()
+	}
+	for i := range lines {
+		top := e.place(lines[i].h)
+		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, e.lineAlign(alignStart))
+	}
+	e.addGap(e.th.gap * 0.4)
 }
 
 // rule is a thematic break.
