@@ -62,6 +62,8 @@ require (
 	golang.org/x/text v0.42.0
 )
 
+require github.com/yuin/goldmark-emoji v1.0.6
+
 replace (
 	github.com/mdpress/mdpress/core => ../core
 	github.com/mdpress/mdpress/sdk => ../sdk

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/yuin/goldmark"
+	emoji "github.com/yuin/goldmark-emoji"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
@@ -50,7 +51,11 @@ func New(log *slog.Logger) *Parser {
 		parts:   partSizes{first: firstPart, max: maxPart},
 		running: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		md: goldmark.New(
-			goldmark.WithExtensions(extension.GFM, extension.Footnote),
+			// GitHub turns :rocket: into the character, outside code, so
+			// both backends get it: the HTML as the character itself, the
+			// tree as text.
+			goldmark.WithExtensions(extension.GFM, extension.Footnote,
+				emoji.New(emoji.WithRenderingMethod(emoji.Unicode))),
 			goldmark.WithParserOptions(
 				parser.WithAutoHeadingID(),
 				parser.WithASTTransformers(util.Prioritized(taskClasses{}, 1000), util.Prioritized(alerts{}, 1000)),

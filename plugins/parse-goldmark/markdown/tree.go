@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	emast "github.com/yuin/goldmark-emoji/ast"
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/util"
@@ -328,6 +329,14 @@ func (c *converter) inline(parent *stage.Node, d int, n ast.Node) {
 		}
 	case *ast.CodeSpan:
 		c.add(parent, &stage.Node{Kind: stage.KindCodeSpan, Text: c.codeSpan(n)})
+	case *emast.Emoji:
+		// GitHub's own images (:octocat:) have no character: they stay
+		// the shortcode, as the HTML renderer leaves them.
+		if n.Value.IsUnicode() {
+			c.text(parent, string(n.Value.Unicode))
+		} else {
+			c.text(parent, ":"+string(n.ShortName)+":")
+		}
 	case *ast.RawHTML:
 		var b []byte
 		for i := 0; i < n.Segments.Len(); i++ {
