@@ -162,7 +162,7 @@ func (e *engine) paragraph(ns []*stage.Node) {
 func visible(atoms []atom) bool {
 	for _, a := range atoms {
 		switch a.kind {
-		case aText, aImage, aBlockImage, aBreak:
+		case aText, aImage, aBlockImage, aBreak, aEmoji:
 			return true
 		}
 	}

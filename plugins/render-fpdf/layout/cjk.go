@@ -37,7 +37,8 @@ func ideographic(r rune) bool {
 		r >= 0xff00 && r <= 0xffef: // fullwidth and halfwidth forms
 		return true
 	}
-	return r >= 0x20000 && r <= 0x3fffd // planes 2 and 3: ideographs
+	// Emoji (UAX #14's ID and EB above the BMP) break as ideographs do.
+	return r >= 0x1f000 && r <= 0x1faff || r >= 0x20000 && r <= 0x3fffd // planes 2 and 3: ideographs
 }
 
 // noBreakBefore reports closing punctuation, small kana and marks that

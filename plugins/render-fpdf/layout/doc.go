@@ -53,7 +53,10 @@ const (
 	Stroke
 	// Line draws from X, Y to X2, Y2 with Color at LineWidth.
 	Line
-	// ImageBox draws Images[Image] into X, Y, W, H.
+	// ImageBox draws Images[Image] into X, Y, W, H. An emoji's box also
+	// has its characters in Text, to be extracted as if drawn with Face at
+	// Size from the pen at X2 on the baseline Y2 over the advance
+	// LineWidth.
 	ImageBox
 	// LinkURI makes X, Y, W, H a link to the URI in Text.
 	LinkURI

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 
+	"github.com/mdpress/mdpress/plugins/render-fpdf/emoji"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -16,7 +17,10 @@ type Options struct {
 	Page   stage.PageSize
 	Tokens stage.Tokens
 	Fonts  *fonts.Set
-	Log    *slog.Logger
+	// Emoji is the colour emoji font emoji are drawn from as images; nil
+	// draws them as U+FFFD.
+	Emoji *emoji.Font
+	Log   *slog.Logger
 	// MaxPages stops a runaway document; 0 means no limit.
 	MaxPages int
 	// maxLines, maxItems and maxAtoms override MaxLines, MaxItems and
@@ -122,6 +126,11 @@ type engine struct {
 	markers  []marker
 	trackers []*tracker
 	images   map[string]imageRef
+	// emoji draws emoji; emojiImages are the images of its glyphs
+	// embedded so far (by glyph id), emojiBoxes their metrics.
+	emoji       *emoji.Font
+	emojiImages map[uint16]int
+	emojiBoxes  map[int]emojiBox
 	// pixelsLeft is what remains of the document's image pixel budget.
 	pixelsLeft int64
 	footnotes  []*stage.Node
@@ -156,7 +165,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	w, h := opt.Page.WidthPt, opt.Page.HeightPt
 	content := Box{X0: th.margins[3], Y0: th.margins[0], X1: w - th.margins[1], Y1: h - th.margins[2]}
 	return &engine{
-		ctx: ctx, th: th, fonts: opt.Fonts, log: log, max: opt.MaxPages, maxLines: cmp.Or(opt.maxLines, MaxLines),
+		ctx: ctx, th: th, fonts: opt.Fonts, emoji: opt.Emoji, log: log, max: opt.MaxPages, maxLines: cmp.Or(opt.maxLines, MaxLines),
 		maxItems: cmp.Or(opt.maxItems, MaxItems), maxAtoms: cmp.Or(opt.maxAtoms, MaxBlockAtoms),
 		doc: &Doc{
 			Width: w, Height: h, Content: content,
@@ -296,15 +305,21 @@ func (e *engine) link(href string, x, y, w, h float64) {
 
 // text adds a text item and records its characters for font embedding.
 func (e *engine) text(x, y float64, s string, face fonts.ID, st *style) {
+	used := e.used(face)
+	for _, r := range s {
+		used.Add(r)
+	}
+	e.add(Item{Kind: Text, Synth: e.synthetic(face, st), X: x, Y: y, Text: s, Face: face, Size: st.size, Color: st.color})
+}
+
+// used is the set of characters drawn with face.
+func (e *engine) used(face fonts.ID) *fonts.Runes {
 	used := e.doc.Used[face]
 	if used == nil {
 		used = &fonts.Runes{}
 		e.doc.Used[face] = used
 	}
-	for _, r := range s {
-		used.Add(r)
-	}
-	e.add(Item{Kind: Text, Synth: e.synthetic(face, st), X: x, Y: y, Text: s, Face: face, Size: st.size, Color: st.color})
+	return used
 }
 
 // synthetic says which of st's styles face lacks. Only the fallback fonts

@@ -179,6 +179,10 @@ func (e *engine) measure(l *line, strut *style) {
 			lh = math.Max(lh, a.st.size*e.th.lineHeight)
 		case aImage, aBlockImage:
 			l.asc = math.Max(l.asc, a.imgH)
+		case aEmoji:
+			asc, desc := e.emojiExtent(&a)
+			l.asc, l.desc = math.Max(l.asc, asc), math.Max(l.desc, desc)
+			lh = math.Max(lh, a.st.size*e.th.lineHeight)
 		}
 	}
 	l.h = math.Max(lh, l.asc+l.desc)
@@ -232,6 +236,10 @@ func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
 		switch a.kind {
 		case aImage, aBlockImage:
 			e.add(Item{Kind: ImageBox, Image: a.img, X: x0 + xs[i], Y: base - a.imgH, W: a.w, H: a.imgH})
+			i++
+			continue
+		case aEmoji:
+			e.drawEmoji(&a, x0+xs[i], base)
 			i++
 			continue
 		case aAnchor:

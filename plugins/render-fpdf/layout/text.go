@@ -40,6 +40,7 @@ const (
 	aBlockImage          // an image placed on lines of its own
 	aAnchor              // a named position, zero width
 	aHyphen              // a soft hyphen: a break opportunity drawn as "-" only where a line breaks
+	aEmoji               // an emoji drawn as an image, text its characters (emoji.go)
 )
 
 // atom is the unit of line breaking: a run of text in one face with no
@@ -139,7 +140,11 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 			w = 0
 		}
 	}
-	for _, r := range s {
+	skip := 0 // the end of an emoji sequence drawn as one glyph
+	for i, r := range s {
+		if i < skip {
+			continue
+		}
 		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
 			flush()
 			prev = 0
@@ -167,12 +172,19 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 		}
 		if prev != 0 && breakBetween(prev, r) {
 			flush()
-			if n := len(out); n > 0 && out[n-1].kind == aText {
+			if n := len(out); n > 0 && (out[n-1].kind == aText || out[n-1].kind == aEmoji) {
 				out[n-1].wrap = true
 			}
 		}
 		prev = r
-		r, face := e.resolve(r, want)
+		rr, face := e.resolve(r, want)
+		if a, n, ok := e.emojiAt(s[i:], r, utf8.RuneLen(r), rr, st); ok {
+			flush()
+			out = append(out, a)
+			skip = i + n
+			continue
+		}
+		r = rr
 		if face != cur {
 			flush()
 			cur = face
@@ -210,7 +222,20 @@ func (e *engine) preAtoms(line string, st *style) []atom {
 		w += e.fonts.Face(face).Width(r)
 		col++
 	}
-	for _, r := range line {
+	skip := 0
+	for i, r := range line {
+		if i < skip {
+			continue
+		}
+		if r >= 0x80 && e.emoji != nil {
+			rr, _ := e.resolve(r, want)
+			if a, n, ok := e.emojiAt(line[i:], r, utf8.RuneLen(r), rr, st); ok {
+				flush()
+				out = append(out, a)
+				skip, col = i+n, col+2 // an emoji takes two columns in a terminal
+				continue
+			}
+		}
 		switch {
 		case r == '\t':
 			for n := 4 - col%4; n > 0; n-- {

@@ -5,6 +5,7 @@ package paint
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -279,6 +280,10 @@ func (p *painter) item(it *layout.Item) {
 		p.drawColor(it.Color, it.LineWidth)
 		pdf.Line(it.X, it.Y, it.X2, it.Y2)
 	case layout.ImageBox:
+		if it.Text != "" {
+			p.emoji(it)
+			break
+		}
 		pdf.ImageOptions(imageName(it.Image), it.X, it.Y, it.W, it.H, false, fpdf.ImageOptions{}, 0, "")
 	case layout.LinkURI:
 		pdf.LinkString(it.X, it.Y, it.W, it.H, it.Text)
@@ -427,4 +432,31 @@ func (p *painter) width(s string, id fonts.ID, size float64) float64 {
 		w += f.Width(r)
 	}
 	return float64(w) * size / 1000
+}
+
+// emoji draws an emoji's image inside a marked-content span whose
+// ActualText is its characters, so that text extraction and copying give
+// the emoji in its place: readers (poppler, pdf.js, Acrobat) put a span's
+// ActualText where the text drawn inside it is, and ignore images. That
+// text is one invisible space (rendering mode 3) of the line's face,
+// stretched over the emoji's advance. The font has no glyph for the
+// emoji, so no other character would do.
+func (p *painter) emoji(it *layout.Item) {
+	pdf := p.pdf
+	pdf.RawWriteStr("/Span <</ActualText <" + hex.EncodeToString([]byte(utf16Text(it.Text))) + ">>> BDC")
+	pdf.ImageOptions(imageName(it.Image), it.X, it.Y, it.W, it.H, false, fpdf.ImageOptions{}, 0, "")
+	if e := p.faces[it.Face]; e != nil {
+		e.Each(" ", func(family, text string, advance int) {
+			p.useFont(family, it.Size)
+			pdf.TransformBegin()
+			scale := 100.0
+			if advance > 0 {
+				scale = it.LineWidth / (float64(advance) * it.Size / 1000) * 100
+			}
+			pdf.RawWriteStr("3 Tr " + strconv.FormatFloat(scale, 'f', 2, 64) + " Tz")
+			pdf.Text(it.X2, it.Y2, text)
+			pdf.TransformEnd()
+		})
+	}
+	pdf.RawWriteStr("EMC")
 }

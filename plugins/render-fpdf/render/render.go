@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/text/language"
 
+	"github.com/mdpress/mdpress/plugins/render-fpdf/emoji"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/paint"
@@ -46,6 +47,12 @@ type Renderer struct {
 	fonts  *fonts.Set
 	set    *fonts.Set
 	closed bool
+
+	// emojiPath is the colour emoji font's file (emoji.go); emoji is the
+	// font, read at Configure (nil without one): a render before it reads
+	// no file, as it reads no fallback font.
+	emojiPath string
+	emoji     *emoji.Font
 }
 
 // Option configures a Renderer.
@@ -64,7 +71,7 @@ func New(log *slog.Logger, opts ...Option) *Renderer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Renderer{log: log, now: time.Now, cfg: defaults(), system: SystemFallbacks}
+	r := &Renderer{log: log, now: time.Now, cfg: defaults(), system: SystemFallbacks, emojiPath: SystemEmoji}
 	for _, o := range opts {
 		o(r)
 	}
@@ -87,12 +94,19 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 	if err != nil {
 		return nil, err
 	}
+	emojiFont := r.emojiFont()
 	r.mu.Lock()
 	r.cfg = cfg
 	r.set = set
+	r.emoji = emojiFont
 	r.closed = false
 	r.mu.Unlock()
 	r.log.Info("render-fpdf configured", "compress", cfg.Compress, "maxPages", cfg.MaxPages)
+	if emojiFont != nil {
+		r.log.Info("render-fpdf draws emoji from the colour emoji font", "path", r.emojiPath)
+	} else {
+		r.log.Info("render-fpdf has no colour emoji font: emoji are drawn as U+FFFD", "path", r.emojiPath)
+	}
 	switch {
 	case len(paths) > 0:
 		r.log.Info("render-fpdf fallback fonts in use", "fallbackFonts", paths, "configured", configured)
@@ -216,7 +230,7 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	}()
 	start := time.Now()
 	r.mu.RLock()
-	cfg, closed, set := r.cfg, r.closed, r.set
+	cfg, closed, set, emojiFont := r.cfg, r.closed, r.set, r.emoji
 	r.mu.RUnlock()
 	if closed {
 		return nil, stage.Errorf(stage.CodeUnavailable, "render-fpdf is closed")
@@ -238,7 +252,7 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 		numbering = stage.NumberingCenter
 	}
 	doc, title, err := lay(layout.Options{
-		Page: req.Page, Tokens: req.Tokens, Fonts: set, Log: r.log, MaxPages: cfg.MaxPages,
+		Page: req.Page, Tokens: req.Tokens, Fonts: set, Emoji: emojiFont, Log: r.log, MaxPages: cfg.MaxPages,
 	})
 	if err != nil {
 		return nil, err
