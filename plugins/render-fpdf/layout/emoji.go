@@ -81,6 +81,15 @@ func (e *engine) emojiImage(r rune) (int, emojiBox, bool) {
 	if i, ok := e.emojiImages[g.ID]; ok {
 		return i, e.emojiBoxes[i], true
 	}
+	if len(e.emojiImages) == MaxEmojiImages {
+		// Each new glyph costs ~1.5 ms of CPU to embed: a few KB listing
+		// every emoji would cost seconds. Past the bound, U+FFFD.
+		if !e.emojiCapped {
+			e.emojiCapped = true
+			e.log.Info("emoji past the document's distinct-glyph bound drawn as U+FFFD", "bound", MaxEmojiImages)
+		}
+		return 0, emojiBox{}, false
+	}
 	src, err := png.Decode(bytes.NewReader(g.PNG))
 	if err != nil {
 		e.log.Debug("emoji image dropped", "char", string(r), "err", err)
@@ -103,6 +112,9 @@ func (e *engine) emojiImage(r rune) (int, emojiBox, bool) {
 	e.emojiImages[g.ID], e.emojiBoxes[i] = i, box
 	return i, box, true
 }
+
+// MaxEmojiImages bounds the distinct emoji glyphs a document embeds.
+const MaxEmojiImages = 256
 
 // emojiEncoder re-encodes emoji PNGs with pooled compressors: a fresh one
 // is about a megabyte to allocate and clear, for an image of 70 KB.

@@ -131,6 +131,7 @@ type engine struct {
 	emoji       *emoji.Font
 	emojiImages map[uint16]int
 	emojiBoxes  map[int]emojiBox
+	emojiCapped bool // MaxEmojiImages reached, and logged
 	// pixelsLeft is what remains of the document's image pixel budget.
 	pixelsLeft int64
 	footnotes  []*stage.Node

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
 	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -174,6 +175,23 @@ func TestManyEmojiBounded(t *testing.T) {
 	}
 	if n := imageObjects(t, resp.PDF); n != len(tenEmoji) {
 		t.Errorf("%d images embedded, want %d", n, len(tenEmoji))
+	}
+}
+
+// TestDistinctEmojiBounded: past layout.MaxEmojiImages distinct glyphs
+// a document's emoji are U+FFFD, so that a few KB listing every emoji
+// cannot cost seconds of embedding.
+func TestDistinctEmojiBounded(t *testing.T) {
+	needEmojiFont(t)
+	needTool(t, "pdfimages")
+	r := emojiRenderer(t, SystemEmoji)
+	glyphs := distinctEmoji(layout.MaxEmojiImages + 100)
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, manyEmoji(len(glyphs), glyphs)), tokens: basicTokens})
+	if n := imageObjects(t, resp.PDF); n != layout.MaxEmojiImages {
+		t.Errorf("%d images embedded for %d distinct emoji, want the bound, %d", n, len(glyphs), layout.MaxEmojiImages)
+	}
+	if text := pdfText(t, resp.PDF); !strings.ContainsRune(text, '\uFFFD') {
+		t.Error("no U+FFFD past the bound")
 	}
 }
 
