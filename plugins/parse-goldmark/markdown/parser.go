@@ -50,7 +50,7 @@ func New(log *slog.Logger) *Parser {
 		parts:   partSizes{first: firstPart, max: maxPart},
 		running: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		md: goldmark.New(
-			goldmark.WithExtensions(extension.GFM, extension.Footnote),
+			goldmark.WithExtensions(extension.GFM, extension.Footnote, mathExtension{}),
 			goldmark.WithParserOptions(
 				parser.WithAutoHeadingID(),
 				parser.WithASTTransformers(util.Prioritized(taskClasses{}, 1000), util.Prioritized(alerts{}, 1000)),

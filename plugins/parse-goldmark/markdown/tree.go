@@ -173,6 +173,9 @@ func (c *converter) block(parent *stage.Node, d int, n ast.Node) {
 		c.add(parent, cb)
 	case *ast.CodeBlock:
 		c.add(parent, &stage.Node{Kind: stage.KindCodeBlock, Text: c.lines(n)})
+	case *mathBlock:
+		c.add(parent, &stage.Node{Kind: stage.KindCodeBlock, Text: string(mathTeX(n, c.src)),
+			Attrs: map[string]string{"lang": "math", "math": "display"}})
 	case *ast.HTMLBlock:
 		text := c.lines(n)
 		if n.HasClosure() {
@@ -328,6 +331,12 @@ func (c *converter) inline(parent *stage.Node, d int, n ast.Node) {
 		}
 	case *ast.CodeSpan:
 		c.add(parent, &stage.Node{Kind: stage.KindCodeSpan, Text: c.codeSpan(n)})
+	case *mathInline:
+		style := "inline"
+		if n.display {
+			style = "display"
+		}
+		c.add(parent, &stage.Node{Kind: stage.KindCodeSpan, Text: string(n.tex), Attrs: map[string]string{"math": style}})
 	case *ast.RawHTML:
 		var b []byte
 		for i := 0; i < n.Segments.Len(); i++ {

@@ -1,0 +1,233 @@
+package markdown
+
+import (
+	"bytes"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Math as GitHub writes it: inline $...$ and $`...`$, display $$...$$
+// (one line, or $$ alone on the lines around it) and ```math fenced
+// blocks. What counts as math follows pandoc's rule, which GitHub's
+// examples agree with: an opening $ is followed by a non-space, a closing
+// $ follows a non-space and is not followed by a digit, so "$5 and $10"
+// stays text. \$ is a literal dollar outside math and does not close it
+// inside; dollars in code spans are code, as the code span is parsed
+// first.
+//
+// The tree keeps the TeX source in the nodes a backend without math
+// already draws (see stage.Node): inline math is a code span, display math
+// a code block with lang "math", both with the attribute math. The HTML
+// carries MathML (see mathml.go), which Chromium lays out without scripts.
+
+var (
+	kindMathInline = ast.NewNodeKind("MathInline")
+	kindMathBlock  = ast.NewNodeKind("MathBlock")
+)
+
+// mathInline is math inside a paragraph; display is true for $$...$$.
+type mathInline struct {
+	ast.BaseInline
+	tex     []byte
+	display bool
+}
+
+func (n *mathInline) Kind() ast.NodeKind { return kindMathInline }
+
+func (n *mathInline) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"tex": string(n.tex)}, nil)
+}
+
+// mathBlock is display math; its lines hold the TeX. closed is set on a
+// one-line $$x$$, which goldmark still offers the next line.
+type mathBlock struct {
+	ast.BaseBlock
+	closed bool
+}
+
+func (n *mathBlock) Kind() ast.NodeKind { return kindMathBlock }
+func (n *mathBlock) IsRaw() bool        { return true }
+
+func (n *mathBlock) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+// mathExtension adds the parsers, the ```math transformer and the MathML
+// renderer to a goldmark.
+type mathExtension struct{}
+
+func (mathExtension) Extend(m goldmark.Markdown) {
+	m.Parser().AddOptions(
+		// Before the fenced code block (700), after nothing that a
+		// line starting with $$ could otherwise be.
+		parser.WithBlockParsers(util.Prioritized(mathBlockParser{}, 650)),
+		parser.WithInlineParsers(util.Prioritized(mathInlineParser{}, 150)),
+		parser.WithASTTransformers(util.Prioritized(mathFences{}, 100)),
+	)
+	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(mathRenderer{}, 100)))
+}
+
+// mathInlineParser reads $...$, $`...`$ and $$...$$ within one line.
+type mathInlineParser struct{}
+
+func (mathInlineParser) Trigger() []byte { return []byte{'$'} }
+
+func (mathInlineParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	tex, n, display := scanInlineMath(line)
+	if n == 0 {
+		return nil
+	}
+	block.Advance(n)
+	return &mathInline{tex: bytes.Clone(tex), display: display}
+}
+
+// scanInlineMath returns the TeX of the math line starts with, how many
+// bytes it takes, and whether it is display math; n is 0 when line does
+// not start with math.
+func scanInlineMath(line []byte) (tex []byte, n int, display bool) {
+	switch {
+	case bytes.HasPrefix(line, []byte("$`")):
+		end := bytes.Index(line[2:], []byte("`$"))
+		if end <= 0 {
+			return nil, 0, false
+		}
+		return line[2 : 2+end], end + 4, false
+	case bytes.HasPrefix(line, []byte("$$")):
+		end := closingDollars(line[2:])
+		if end <= 0 {
+			return nil, 0, false
+		}
+		return line[2 : 2+end], end + 4, true
+	}
+	if len(line) < 3 || isSpace(line[1]) || line[1] == '$' {
+		return nil, 0, false
+	}
+	for i := 1; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '$':
+			if isSpace(line[i-1]) || i+1 < len(line) && line[i+1] >= '0' && line[i+1] <= '9' {
+				continue
+			}
+			return line[1:i], i + 1, false
+		}
+	}
+	return nil, 0, false
+}
+
+// closingDollars returns where in s the first unescaped $$ starts, or -1.
+func closingDollars(s []byte) int {
+	for i := 0; i+1 < len(s); i++ {
+		switch {
+		case s[i] == '\\':
+			i++
+		case s[i] == '$' && s[i+1] == '$':
+			return i
+		}
+	}
+	return -1
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// mathBlockParser reads a $$ block: $$x$$ alone on a line, or $$ alone on
+// the lines before and after the TeX.
+type mathBlockParser struct{}
+
+func (mathBlockParser) Trigger() []byte { return []byte{'$'} }
+
+func (mathBlockParser) Open(_ ast.Node, reader text.Reader, _ parser.Context) (ast.Node, parser.State) {
+	line, seg := reader.PeekLine()
+	pos, _ := util.IndentWidth(line, reader.LineOffset())
+	if pos > 3 {
+		return nil, parser.NoChildren
+	}
+	rest := util.TrimRightSpace(util.TrimLeftSpace(line))
+	if !bytes.HasPrefix(rest, []byte("$$")) {
+		return nil, parser.NoChildren
+	}
+	node := &mathBlock{}
+	start := seg.Start + bytes.Index(line, []byte("$$")) + 2
+	body := rest[2:]
+	if len(body) == 0 {
+		reader.AdvanceToEOL()
+		return node, parser.NoChildren
+	}
+	end := closingDollars(body)
+	if end < 0 || end+2 != len(body) || len(util.TrimLeftSpace(body[:end])) == 0 {
+		return nil, parser.NoChildren // $$ with text after it: a paragraph's
+	}
+	node.Lines().Append(text.NewSegment(start, start+end))
+	node.closed = true
+	reader.AdvanceToEOL()
+	return node, parser.NoChildren
+}
+
+func (mathBlockParser) Continue(node ast.Node, reader text.Reader, _ parser.Context) parser.State {
+	line, seg := reader.PeekLine()
+	if line == nil || node.(*mathBlock).closed {
+		return parser.Close
+	}
+	if bytes.Equal(util.TrimRightSpace(util.TrimLeftSpace(line)), []byte("$$")) {
+		reader.AdvanceToEOL()
+		return parser.Close
+	}
+	node.Lines().Append(seg)
+	reader.AdvanceToEOL()
+	return parser.Continue | parser.NoChildren
+}
+
+func (mathBlockParser) Close(ast.Node, text.Reader, parser.Context) {}
+func (mathBlockParser) CanInterruptParagraph() bool                 { return true }
+func (mathBlockParser) CanAcceptIndentedLine() bool                 { return false }
+
+// mathFences turns ```math fenced code blocks into math blocks.
+type mathFences struct{}
+
+func (mathFences) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	var fences []*ast.FencedCodeBlock
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		if f, ok := n.(*ast.FencedCodeBlock); ok {
+			if lang := f.Language(src); bytes.Equal(lang, []byte("math")) {
+				fences = append(fences, f)
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		if n.Type() == ast.TypeInline {
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, f := range fences {
+		m := &mathBlock{}
+		m.SetLines(f.Lines())
+		f.Parent().ReplaceChild(f.Parent(), f, m)
+	}
+}
+
+// mathTeX returns the TeX of a math block.
+func mathTeX(n *mathBlock, src []byte) []byte {
+	var b []byte
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b = append(b, seg.Value(src)...)
+	}
+	return bytes.TrimRight(b, "\n")
+}
+
+var (
+	_ parser.InlineParser   = mathInlineParser{}
+	_ parser.BlockParser    = mathBlockParser{}
+	_ parser.ASTTransformer = mathFences{}
+	_ goldmark.Extender     = mathExtension{}
+)
