@@ -18,7 +18,8 @@ import (
 // $ follows a non-space and is not followed by a digit, so "$5 and $10"
 // stays text. \$ is a literal dollar outside math and does not close it
 // inside; dollars in code spans are code, as the code span is parsed
-// first.
+// first. GitHub's other way to write a dollar on a line with math,
+// <span>$</span>, holds too: a $ between two tags (">$<") is text.
 //
 // The tree keeps the TeX source in the nodes a backend without math
 // already draws (see stage.Node): inline math is a code span, display math
@@ -75,49 +76,90 @@ type mathInlineParser struct{}
 
 func (mathInlineParser) Trigger() []byte { return []byte{'$'} }
 
-func (mathInlineParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
-	line, _ := block.PeekLine()
-	tex, n, display := scanInlineMath(line)
+// unclosedKey holds a parse's *unclosed.
+var unclosedKey = parser.NewContextKey()
+
+// unclosed remembers, for each form of opening ($, $$, $`), the end of
+// the last line on which an opening found no closing: a later opening of
+// the same form on that line cannot find one either, as whether a $ closes
+// does not depend on where the math opened. Without it a line of "$5 "
+// was scanned to its end from every dollar: 256 KiB took 17 s.
+type unclosed [3]int
+
+func (mathInlineParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	line, seg := block.PeekLine()
+	if block.PrecendingCharacter() == '>' && len(line) > 1 && line[1] == '<' {
+		return nil
+	}
+	u, _ := pc.Get(unclosedKey).(*unclosed)
+	if u == nil {
+		u = &unclosed{-1, -1, -1}
+		pc.Set(unclosedKey, u)
+	}
+	form := openingForm(line)
+	if u[form] == seg.Stop {
+		return nil
+	}
+	tex, n, display, none := scanInlineMath(line)
 	if n == 0 {
+		if none {
+			u[form] = seg.Stop
+		}
 		return nil
 	}
 	block.Advance(n)
 	return &mathInline{tex: bytes.Clone(tex), display: display}
 }
 
+// openingForm numbers the forms of opening: $, $$ and $`.
+func openingForm(line []byte) int {
+	switch {
+	case bytes.HasPrefix(line, []byte("$`")):
+		return 2
+	case bytes.HasPrefix(line, []byte("$$")):
+		return 1
+	}
+	return 0
+}
+
 // scanInlineMath returns the TeX of the math line starts with, how many
 // bytes it takes, and whether it is display math; n is 0 when line does
-// not start with math.
-func scanInlineMath(line []byte) (tex []byte, n int, display bool) {
+// not start with math, and unclosed then says the line holds no closing
+// for its opening.
+func scanInlineMath(line []byte) (tex []byte, n int, display, unclosed bool) {
 	switch {
 	case bytes.HasPrefix(line, []byte("$`")):
 		end := bytes.Index(line[2:], []byte("`$"))
 		if end <= 0 {
-			return nil, 0, false
+			return nil, 0, false, end < 0
 		}
-		return line[2 : 2+end], end + 4, false
+		return line[2 : 2+end], end + 4, false, false
 	case bytes.HasPrefix(line, []byte("$$")):
 		end := closingDollars(line[2:])
 		if end <= 0 {
-			return nil, 0, false
+			return nil, 0, false, end < 0
 		}
-		return line[2 : 2+end], end + 4, true
+		return line[2 : 2+end], end + 4, true, false
 	}
 	if len(line) < 3 || isSpace(line[1]) || line[1] == '$' {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
 	for i := 1; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
 			i++
 		case '$':
-			if isSpace(line[i-1]) || i+1 < len(line) && line[i+1] >= '0' && line[i+1] <= '9' {
+			next := byte(0)
+			if i+1 < len(line) {
+				next = line[i+1]
+			}
+			if isSpace(line[i-1]) || next >= '0' && next <= '9' || line[i-1] == '>' && next == '<' {
 				continue
 			}
-			return line[1:i], i + 1, false
+			return line[1:i], i + 1, false, false
 		}
 	}
-	return nil, 0, false
+	return nil, 0, false, true
 }
 
 // closingDollars returns where in s the first unescaped $$ starts, or -1.

@@ -32,10 +32,14 @@ func TestMathGitHubRules(t *testing.T) {
 		{"backtick form", "Stars $`a*b*c`$ stay.", []string{"inline:a*b*c"}, []string{"<mi>b</mi>"}},
 		{"no emphasis inside", "Keep $a*b*c$ whole.", []string{"inline:a*b*c"}, nil},
 		{"underscores", "Keep $x_1 + y_1$ whole.", []string{"inline:x_1 + y_1"}, []string{"<msub>"}},
+		{"github dollar in math", "This expression uses `\\$` to display a dollar sign: $`\\sqrt{\\$4}`$", []string{`inline:\sqrt{\$4}`}, []string{"<msqrt>"}},
+		{"github dollar in span", "To split <span>$</span>100 in half, we calculate $100/2$", []string{"inline:100/2"}, []string{"<span>$</span>100 in half"}},
 		{"less than", "So $a<b$ holds.", []string{"inline:a<b"}, []string{"<mo>&lt;</mo>"}},
 		{"currency", "It costs $5 and $10 today.", nil, []string{"$5 and $10"}},
 		{"currency closing digit", "Between $20,000 and $30,000.", nil, []string{"$20,000 and $30,000"}},
 		{"space after opening", "A $ x$ is not math.", nil, []string{"$ x$"}},
+		{"math after a lone dollar", "A $ x$ then $y$.", []string{"inline:y"}, nil},
+		{"math after unclosed forms", "Open $`a and $$ b then $y$.", []string{"inline:y"}, nil},
 		{"space before closing", "A $x $ is not math.", nil, []string{"$x $"}},
 		{"escaped dollar", `Cost \$5 and $y$.`, []string{"inline:y"}, []string{"$5"}},
 		{"escaped dollar inside", `Here $\$x$ is math.`, []string{`inline:\$x`}, nil},
@@ -73,6 +77,21 @@ func TestMathGitHubRules(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// TestMathUnclosedLinear: a line of dollars that open no math is read
+// once, not from every dollar to its end.
+func TestMathUnclosedLinear(t *testing.T) {
+	for _, unit := range []string{"$5 ", "$` ", "$$ a "} {
+		src := strings.Repeat(unit, (1<<20)/len(unit))
+		start := time.Now()
+		if _, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: src}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("1 MiB of %q took %v", unit, d)
+		}
 	}
 }
 
