@@ -178,7 +178,7 @@ func closingDollars(s []byte) int {
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // mathBlockParser reads a $$ block: $$x$$ alone on a line, or $$ alone on
-// the lines before and after the TeX.
+// the lines before and after the TeX, with no blank line between.
 type mathBlockParser struct{}
 
 func (mathBlockParser) Trigger() []byte { return []byte{'$'} }
@@ -212,7 +212,10 @@ func (mathBlockParser) Open(_ ast.Node, reader text.Reader, _ parser.Context) (a
 
 func (mathBlockParser) Continue(node ast.Node, reader text.Reader, _ parser.Context) parser.State {
 	line, seg := reader.PeekLine()
-	if line == nil || node.(*mathBlock).closed {
+	// A blank line ends the block, as in pandoc, where display math holds
+	// none: a document parsed in parts is cut after blank lines, and a
+	// block running on across one gave render-fpdf another tree.
+	if line == nil || node.(*mathBlock).closed || util.IsBlank(line) {
 		return parser.Close
 	}
 	if bytes.Equal(util.TrimRightSpace(util.TrimLeftSpace(line)), []byte("$$")) {

@@ -156,3 +156,16 @@ func FuzzMathML(f *testing.F) {
 		}
 	})
 }
+
+// TestMathParts: a document parsed in parts (render-fpdf's way) gives the
+// tree of the whole, math blocks with a blank line in them included.
+func TestMathParts(t *testing.T) {
+	p := tinyParts()
+	for _, src := range []string{
+		"Intro $x$.\n\n$$\na\n\nb\n$$\n\nAfter $y$.\n",
+		"$$\n\\sum\n$$\n\nText.\n\n```math\nq\n\nr\n```\n\nEnd.\n",
+		"$$\nopen to the end\n\nStill here.\n",
+	} {
+		checkParts(t, p, src)
+	}
+}
