@@ -215,7 +215,8 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 // Math (parse-goldmark's MathML) needs a font with an OpenType MATH
 // table: in the body's font Chromium draws no radical sign and sets a
 // display sum at text size. DejaVu Math TeX Gyre comes with
-// fonts-dejavu-core, Noto Sans Math with fonts-noto-core.
+// fonts-dejavu-extra; the fallback, Noto Sans Math (fonts-noto-core),
+// draws the radical but keeps the display sum small.
 const printCSS = "details::details-content { content-visibility: visible; }\n" +
 	"sup[id] { display: inline-block; }\n" +
 	"math { font-family: \"DejaVu Math TeX Gyre\", \"Noto Sans Math\", math; }\n" +
