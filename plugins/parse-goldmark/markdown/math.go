@@ -71,7 +71,7 @@ func (mathExtension) Extend(m goldmark.Markdown) {
 	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(mathRenderer{}, 100)))
 }
 
-// mathInlineParser reads $...$, $`...`$ and $$...$$ within one line.
+// mathInlineParser reads $...$, $`...`$ and $$...$$ within a paragraph.
 type mathInlineParser struct{}
 
 func (mathInlineParser) Trigger() []byte { return []byte{'$'} }
@@ -80,14 +80,16 @@ func (mathInlineParser) Trigger() []byte { return []byte{'$'} }
 var unclosedKey = parser.NewContextKey()
 
 // unclosed remembers, for each form of opening ($, $$, $`), the end of
-// the last line on which an opening found no closing: a later opening of
-// the same form on that line cannot find one either, as whether a $ closes
-// does not depend on where the math opened. Without it a line of "$5 "
-// was scanned to its end from every dollar: 256 KiB took 17 s.
+// the last paragraph in which an opening found no closing: a later
+// opening of the same form there cannot find one either, as whether a $
+// closes does not depend on where the math opened. Without it a line of
+// "$5 " was scanned to its end from every dollar: 256 KiB took 17 s.
 type unclosed [3]int
 
-func (mathInlineParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
-	line, seg := block.PeekLine()
+// Parse reads math from the opening at the reader to its closing, which
+// may be on a later line of the paragraph (a soft break in the TeX).
+func (mathInlineParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	line, _ := block.PeekLine()
 	if block.PrecendingCharacter() == '>' && len(line) > 1 && line[1] == '<' {
 		return nil
 	}
@@ -96,19 +98,60 @@ func (mathInlineParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) 
 		u = &unclosed{-1, -1, -1}
 		pc.Set(unclosedKey, u)
 	}
+	end := -1
+	if lines := parent.Lines(); lines != nil && lines.Len() > 0 {
+		end = lines.At(lines.Len() - 1).Stop
+	}
 	form := openingForm(line)
-	if u[form] == seg.Stop {
+	if end >= 0 && u[form] == end {
 		return nil
 	}
-	tex, n, display, none := scanInlineMath(line)
-	if n == 0 {
-		if none {
-			u[form] = seg.Stop
+	l, pos := block.Position()
+	// buf is the line itself until the math runs past it: copying the
+	// rest of a long line for every opening was quadratic.
+	buf, copied := line, false
+	from := 0
+	for lineNo := l; ; lineNo++ {
+		tex, n, display, none := scanInlineMath(buf, from)
+		if n > 0 {
+			block.SetPosition(l, pos)
+			advance(block, n)
+			return &mathInline{tex: bytes.Clone(tex), display: display}
 		}
-		return nil
+		block.AdvanceLine()
+		next, _ := block.PeekLine()
+		if at, _ := block.Position(); at != lineNo+1 {
+			next = nil // the reader was on its last line
+		}
+		if !none || next == nil {
+			if none && end >= 0 {
+				u[form] = end
+			}
+			block.SetPosition(l, pos)
+			return nil
+		}
+		from = len(buf)
+		if !copied {
+			buf, copied = bytes.Clone(buf), true
+		}
+		buf = append(buf, next...)
 	}
-	block.Advance(n)
-	return &mathInline{tex: bytes.Clone(tex), display: display}
+}
+
+// advance moves the reader n bytes on, across line ends.
+func advance(block text.Reader, n int) {
+	for n > 0 {
+		line, _ := block.PeekLine()
+		if line == nil {
+			return
+		}
+		if n < len(line) {
+			block.Advance(n)
+			return
+		}
+		n -= len(line)
+		block.AdvanceLine()
+	}
 }
 
 // openingForm numbers the forms of opening: $, $$ and $`.
@@ -122,41 +165,50 @@ func openingForm(line []byte) int {
 	return 0
 }
 
-// scanInlineMath returns the TeX of the math line starts with, how many
-// bytes it takes, and whether it is display math; n is 0 when line does
-// not start with math, and unclosed then says the line holds no closing
-// for its opening.
-func scanInlineMath(line []byte) (tex []byte, n int, display, unclosed bool) {
+// scanInlineMath returns the TeX of the math s starts with, how many
+// bytes it takes, and whether it is display math; n is 0 when s does not
+// start with math, and unclosed then says s holds no closing for its
+// opening. The search for the closing starts at from, where a previous
+// call on a shorter s, at a line's end, left off.
+func scanInlineMath(s []byte, from int) (tex []byte, n int, display, unclosed bool) {
 	switch {
-	case bytes.HasPrefix(line, []byte("$`")):
-		end := bytes.Index(line[2:], []byte("`$"))
-		if end <= 0 {
-			return nil, 0, false, end < 0
+	case bytes.HasPrefix(s, []byte("$`")):
+		at := max(2, from-1)
+		end := bytes.Index(s[at:], []byte("`$"))
+		if end < 0 {
+			return nil, 0, false, true
 		}
-		return line[2 : 2+end], end + 4, false, false
-	case bytes.HasPrefix(line, []byte("$$")):
-		end := closingDollars(line[2:])
-		if end <= 0 {
-			return nil, 0, false, end < 0
+		if end += at - 2; end == 0 {
+			return nil, 0, false, false
 		}
-		return line[2 : 2+end], end + 4, true, false
+		return s[2 : 2+end], end + 4, false, false
+	case bytes.HasPrefix(s, []byte("$$")):
+		at := max(2, from)
+		end := closingDollars(s[at:])
+		if end < 0 {
+			return nil, 0, false, true
+		}
+		if end += at - 2; end == 0 {
+			return nil, 0, false, false
+		}
+		return s[2 : 2+end], end + 4, true, false
 	}
-	if len(line) < 3 || isSpace(line[1]) || line[1] == '$' {
+	if len(s) < 3 || isSpace(s[1]) || s[1] == '$' {
 		return nil, 0, false, false
 	}
-	for i := 1; i < len(line); i++ {
-		switch line[i] {
+	for i := max(1, from); i < len(s); i++ {
+		switch s[i] {
 		case '\\':
 			i++
 		case '$':
 			next := byte(0)
-			if i+1 < len(line) {
-				next = line[i+1]
+			if i+1 < len(s) {
+				next = s[i+1]
 			}
-			if isSpace(line[i-1]) || next >= '0' && next <= '9' || line[i-1] == '>' && next == '<' {
+			if isSpace(s[i-1]) || next >= '0' && next <= '9' || s[i-1] == '>' && next == '<' {
 				continue
 			}
-			return line[1:i], i + 1, false, false
+			return s[1:i], i + 1, false, false
 		}
 	}
 	return nil, 0, false, true

@@ -34,6 +34,9 @@ func TestMathGitHubRules(t *testing.T) {
 		{"underscores", "Keep $x_1 + y_1$ whole.", []string{"inline:x_1 + y_1"}, []string{"<msub>"}},
 		{"github dollar in math", "This expression uses `\\$` to display a dollar sign: $`\\sqrt{\\$4}`$", []string{`inline:\sqrt{\$4}`}, []string{"<msqrt>"}},
 		{"github dollar in span", "To split <span>$</span>100 in half, we calculate $100/2$", []string{"inline:100/2"}, []string{"<span>$</span>100 in half"}},
+		{"across a soft break", "Then $a +\nb$ and $`c\nd`$ and $$e\nf$$ end.", []string{"inline:a +\nb", "inline:c\nd", "display:e\nf"}, []string{"<mi>b</mi>", "<mi>d</mi>", "<mi>f</mi>"}},
+		{"not across paragraphs", "Pay $5.\n\nThen x$ and $y$.", []string{"inline:y"}, nil},
+		{"unclosed over lines", "A $`x\nand $$ y\nthen $z$.", []string{"inline:z"}, nil},
 		{"less than", "So $a<b$ holds.", []string{"inline:a<b"}, []string{"<mo>&lt;</mo>"}},
 		{"currency", "It costs $5 and $10 today.", nil, []string{"$5 and $10"}},
 		{"currency closing digit", "Between $20,000 and $30,000.", nil, []string{"$20,000 and $30,000"}},
@@ -83,7 +86,7 @@ func TestMathGitHubRules(t *testing.T) {
 // TestMathUnclosedLinear: a line of dollars that open no math is read
 // once, not from every dollar to its end.
 func TestMathUnclosedLinear(t *testing.T) {
-	for _, unit := range []string{"$5 ", "$` ", "$$ a "} {
+	for _, unit := range []string{"$5 ", "$` ", "$$ a ", "$5\n", "$`\n"} {
 		src := strings.Repeat(unit, (1<<20)/len(unit))
 		start := time.Now()
 		if _, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: src}); err != nil {
