@@ -33,7 +33,7 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/oklog/run v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/net v0.60.0
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
@@ -63,6 +63,8 @@ require (
 )
 
 require github.com/yuin/goldmark-emoji v1.0.6
+
+require github.com/wyatt915/treeblood v0.1.16
 
 replace (
 	github.com/mdpress/mdpress/core => ../core

@@ -46,6 +46,12 @@ const (
 // with the attribute alert_title ("true") that holds its title ("Note").
 // A renderer that knows no alerts, or not that kind, lays it out as a
 // quote that starts with its title.
+//
+// Math (GitHub's $...$, $$...$$ and ```math) keeps its TeX source as Text
+// in nodes every renderer already draws: inline math is a KindCodeSpan
+// with the attribute math "inline" ("display" for $$...$$ inside a
+// paragraph), display math a KindCodeBlock with lang "math" and math
+// "display". A renderer that knows no math prints the source as code.
 type Node struct {
 	Kind     Kind
 	Text     string

@@ -55,7 +55,7 @@ func New(log *slog.Logger) *Parser {
 			// both backends get it: the HTML as the character itself, the
 			// tree as text.
 			goldmark.WithExtensions(extension.GFM, extension.Footnote,
-				emoji.New(emoji.WithRenderingMethod(emoji.Unicode))),
+				emoji.New(emoji.WithRenderingMethod(emoji.Unicode)), mathExtension{}),
 			goldmark.WithParserOptions(
 				parser.WithAutoHeadingID(),
 				parser.WithASTTransformers(util.Prioritized(taskClasses{}, 1000), util.Prioritized(alerts{}, 1000)),

@@ -427,6 +427,7 @@ var partLines = []string{
 	"| a | b |", "|---|---|", "| 1 | 2 |",
 	"[x]", "[y] and [z]", "const o = {[k]: v}", "[^1]", "text[^1]", "    more note", "\\[x]: /u",
 	"- [ ] task", "- [x] done", "www.example.com", "\u00a0nbsp",
+	"$$", "  $$", "$$x$$", "$$ a", "b $$", "$x$ and $5", "```math", "- $$", "> $$",
 }
 
 // defLines define references, or may: a third of the documents get them.

@@ -174,6 +174,9 @@ func (c *converter) block(parent *stage.Node, d int, n ast.Node) {
 		c.add(parent, cb)
 	case *ast.CodeBlock:
 		c.add(parent, &stage.Node{Kind: stage.KindCodeBlock, Text: c.lines(n)})
+	case *mathBlock:
+		c.add(parent, &stage.Node{Kind: stage.KindCodeBlock, Text: string(mathTeX(n, c.src)),
+			Attrs: map[string]string{"lang": "math", "math": "display"}})
 	case *ast.HTMLBlock:
 		text := c.lines(n)
 		if n.HasClosure() {
@@ -337,6 +340,12 @@ func (c *converter) inline(parent *stage.Node, d int, n ast.Node) {
 		} else {
 			c.text(parent, ":"+string(n.ShortName)+":")
 		}
+	case *mathInline:
+		style := "inline"
+		if n.display {
+			style = "display"
+		}
+		c.add(parent, &stage.Node{Kind: stage.KindCodeSpan, Text: string(n.tex), Attrs: map[string]string{"math": style}})
 	case *ast.RawHTML:
 		var b []byte
 		for i := 0; i < n.Segments.Len(); i++ {

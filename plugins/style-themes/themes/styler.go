@@ -211,8 +211,16 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 // As an inline-block its box is its line-height's, 0, at its raised
 // baseline, inside the line; its glyphs move by under 0.3 pt, and no
 // other glyph moves.
+//
+// Math (parse-goldmark's MathML) needs a font with an OpenType MATH
+// table: in the body's font Chromium draws no radical sign and sets a
+// display sum at text size. DejaVu Math TeX Gyre comes with
+// fonts-dejavu-extra; the fallback, Noto Sans Math (fonts-noto-core),
+// draws the radical but keeps the display sum small.
 const printCSS = "details::details-content { content-visibility: visible; }\n" +
-	"sup[id] { display: inline-block; }\n"
+	"sup[id] { display: inline-block; }\n" +
+	"math { font-family: \"DejaVu Math TeX Gyre\", \"Noto Sans Math\", math; }\n" +
+	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n"
 
 // maxPagePt is the largest page side PDF allows (200 in).
 const maxPagePt = 14400

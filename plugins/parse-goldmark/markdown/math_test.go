@@ -1,0 +1,174 @@
+package markdown
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// mathOf returns the math nodes of the tree: their style and TeX.
+func mathOf(root *stage.Node) []string {
+	var out []string
+	root.Walk(func(n *stage.Node) bool {
+		if m := n.Attr("math"); m != "" {
+			out = append(out, m+":"+n.Text)
+		}
+		return true
+	})
+	return out
+}
+
+// TestMathGitHubRules follows GitHub's documented rules for what is math.
+func TestMathGitHubRules(t *testing.T) {
+	cases := []struct {
+		name, src string
+		math      []string
+		html      []string // substrings of the HTML
+	}{
+		{"inline", "The sum $x+y$ here.", []string{"inline:x+y"}, []string{"<math", "<mi>x</mi>"}},
+		{"backtick form", "Stars $`a*b*c`$ stay.", []string{"inline:a*b*c"}, []string{"<mi>b</mi>"}},
+		{"no emphasis inside", "Keep $a*b*c$ whole.", []string{"inline:a*b*c"}, nil},
+		{"underscores", "Keep $x_1 + y_1$ whole.", []string{"inline:x_1 + y_1"}, []string{"<msub>"}},
+		{"github dollar in math", "This expression uses `\\$` to display a dollar sign: $`\\sqrt{\\$4}`$", []string{`inline:\sqrt{\$4}`}, []string{"<msqrt>"}},
+		{"github dollar in span", "To split <span>$</span>100 in half, we calculate $100/2$", []string{"inline:100/2"}, []string{"<span>$</span>100 in half"}},
+		{"across a soft break", "Then $a +\nb$ and $`c\nd`$ and $$e\nf$$ end.", []string{"inline:a +\nb", "inline:c\nd", "display:e\nf"}, []string{"<mi>b</mi>", "<mi>d</mi>", "<mi>f</mi>"}},
+		{"not across paragraphs", "Pay $5.\n\nThen x$ and $y$.", []string{"inline:y"}, nil},
+		{"unclosed over lines", "A $`x\nand $$ y\nthen $z$.", []string{"inline:z"}, nil},
+		{"less than", "So $a<b$ holds.", []string{"inline:a<b"}, []string{"<mo>&lt;</mo>"}},
+		{"currency", "It costs $5 and $10 today.", nil, []string{"$5 and $10"}},
+		{"currency closing digit", "Between $20,000 and $30,000.", nil, []string{"$20,000 and $30,000"}},
+		{"space after opening", "A $ x$ is not math.", nil, []string{"$ x$"}},
+		{"math after a lone dollar", "A $ x$ then $y$.", []string{"inline:y"}, nil},
+		{"math after unclosed forms", "Open $`a and $$ b then $y$.", []string{"inline:y"}, nil},
+		{"space before closing", "A $x $ is not math.", nil, []string{"$x $"}},
+		{"escaped dollar", `Cost \$5 and $y$.`, []string{"inline:y"}, []string{"$5"}},
+		{"escaped dollar inside", `Here $\$x$ is math.`, []string{`inline:\$x`}, nil},
+		{"code span", "Code `$x$` stays.", nil, []string{"<code>$x$</code>"}},
+		{"display in paragraph", "See $$\\sum_{i=1}^n i^2$$ there.", []string{`display:\sum_{i=1}^n i^2`}, []string{`display="block"`}},
+		{"display block one line", "$$\\frac{a}{b}$$\n", []string{`display:\frac{a}{b}`}, []string{"<mfrac>", `class="math-display"`}},
+		{"display block", "$$\n\\sqrt{2}\n$$\n", []string{`display:\sqrt{2}`}, []string{"<msqrt>"}},
+		{"two one-line blocks", "$$a$$\n\n$$b$$\n", []string{"display:a", "display:b"}, nil},
+		{"math fence", "```math\n\\sqrt{3}\n```\n", []string{`display:\sqrt{3}`}, []string{"<msqrt>", "<mn>3</mn>"}},
+		{"other fence", "```go\n$x$\n```\n", nil, []string{"$x$"}},
+		{"unclosed", "Only $x here.", nil, []string{"$x here"}},
+		{"bad tex", "Broken $\\frac{a$ here.", []string{`inline:\frac{a`}, []string{`<code class="math-tex">\frac{a</code>`}},
+		{"html in text", `A $\text{<div>x}$ b.`, []string{`inline:\text{<div>x}`}, []string{`<code class="math-tex">\text{&lt;div&gt;x}</code>`}},
+		{"macro definition", `A $\def\a{x}\a$ b.`, []string{`inline:\def\a{x}\a`}, []string{`<code class="math-tex">`}},
+	}
+	p := New(nil)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := p.Parse(context.Background(), &stage.ParseRequest{Markdown: tc.src})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mathOf(resp.Document.Root); strings.Join(got, "|") != strings.Join(tc.math, "|") {
+				t.Errorf("math %q, want %q", got, tc.math)
+			}
+			for _, h := range tc.html {
+				if !strings.Contains(resp.Document.HTML, h) {
+					t.Errorf("HTML lacks %q:\n%s", h, resp.Document.HTML)
+				}
+			}
+			if len(tc.math) == 0 && strings.Contains(resp.Document.HTML, "<math") {
+				t.Errorf("MathML where there is no math:\n%s", resp.Document.HTML)
+			}
+			if err := checkShape(resp.Document.Root); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestMathUnclosedLinear: a line of dollars that open no math is read
+// once, not from every dollar to its end.
+func TestMathUnclosedLinear(t *testing.T) {
+	for _, unit := range []string{"$5 ", "$` ", "$$ a ", "$5\n", "$`\n"} {
+		src := strings.Repeat(unit, (1<<20)/len(unit))
+		start := time.Now()
+		if _, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: src}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("1 MiB of %q took %v", unit, d)
+		}
+	}
+}
+
+// TestMathBounds: formulas past the bounds are printed as source, and a
+// document full of the costliest formulas still parses quickly.
+func TestMathBounds(t *testing.T) {
+	p := New(nil)
+	long := "$$" + strings.Repeat(`\sqrt{`, maxFormulaBytes/6+1) + "x" + strings.Repeat("}", maxFormulaBytes/6+1) + "$$\n"
+	resp, err := p.Parse(context.Background(), &stage.ParseRequest{Markdown: long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(resp.Document.HTML, "<math") {
+		t.Errorf("a formula over %d bytes was converted", maxFormulaBytes)
+	}
+	// Just under the limit, nested as deep as the limit lets it.
+	n := (maxFormulaBytes - 10) / 7
+	deep := "$$" + strings.Repeat(`\sqrt{`, n) + "x" + strings.Repeat("}", n) + "$$\n\n"
+	var b strings.Builder
+	for b.Len() < 2<<20 {
+		b.WriteString(deep)
+	}
+	start := time.Now()
+	resp, err = p.Parse(context.Background(), &stage.ParseRequest{Markdown: b.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > maxDocMathTime+3*time.Second {
+		t.Errorf("parse took %v", d)
+	}
+	if got, max := strings.Count(resp.Document.HTML, "<math"), maxDocMathBytes/len(deep)+1; got == 0 || got > max {
+		t.Errorf("%d formulas converted, want 1..%d", got, max)
+	}
+	bomb := `\def\a{xxxxxxxxxx}\def\b{\a\a\a\a}\def\c{\b\b\b\b}\def\d{\c\c\c\c}\def\e{\d\d\d\d}\def\f{\e\e\e\e}\def\g{\f\f\f\f}\def\h{\g\g\g\g}\h`
+	start = time.Now()
+	if _, err := p.Parse(context.Background(), &stage.ParseRequest{Markdown: "$$" + bomb + "$$\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("a macro bomb took %v", d)
+	}
+}
+
+// FuzzMathML: no TeX within the formula limit panics the converter, takes
+// long, or gets anything but MathML into the HTML.
+func FuzzMathML(f *testing.F) {
+	for _, s := range []string{`\sum_{i=1}^n i^2`, `\frac{a}{b}`, `\begin{matrix}a&b\\c&d\end{matrix}`, `\text{<b>}`,
+		`\left(\sqrt[3]{x}\right)`, `\ce{H2O}`, `\operatorname{f}`, `x^{y^{z^{w}}}`, `\overbrace{a}^{b}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tex string) {
+		start := time.Now()
+		for _, display := range []bool{false, true} {
+			if out, ok := toMathML([]byte(tex), display, newMathBudget(start)); ok {
+				if again, ok := cleanMathML(out); !ok || again != out {
+					t.Fatalf("not clean MathML: %q", out)
+				}
+			}
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("%d bytes took %v", len(tex), d)
+		}
+	})
+}
+
+// TestMathParts: a document parsed in parts (render-fpdf's way) gives the
+// tree of the whole, math blocks with a blank line in them included.
+func TestMathParts(t *testing.T) {
+	p := tinyParts()
+	for _, src := range []string{
+		"Intro $x$.\n\n$$\na\n\nb\n$$\n\nAfter $y$.\n",
+		"$$\n\\sum\n$$\n\nText.\n\n```math\nq\n\nr\n```\n\nEnd.\n",
+		"$$\nopen to the end\n\nStill here.\n",
+	} {
+		checkParts(t, p, src)
+	}
+}

@@ -1,0 +1,173 @@
+package markdown
+
+import (
+	"bytes"
+	"errors"
+	"html"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wyatt915/treeblood"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/util"
+	xhtml "golang.org/x/net/html"
+)
+
+// The converter (treeblood) cannot be stopped once started, so what it is
+// given is bounded instead: a formula longer than maxFormulaBytes, past a
+// document's maxDocMathBytes of TeX, maxDocMathOut of MathML or
+// maxDocMathTime, or one that defines macros (their expansion is
+// exponential: 16 \defs of four calls each ran for minutes) is printed as
+// its source, as one the converter refuses is. Within these bounds the
+// worst input found by fuzzing costs milliseconds.
+const (
+	maxFormulaBytes = 8 << 10
+	maxDocMathBytes = 256 << 10
+	maxDocMathOut   = 4 << 20
+	maxDocMathTime  = 2 * time.Second
+)
+
+// macroDef matches the commands that define macros.
+var macroDef = regexp.MustCompile(`\\(?:def|newcommand|renewcommand)(?:[^A-Za-z]|$)`)
+
+// mathBudget is what is left of a document's bounds.
+type mathBudget struct {
+	tex, out int
+	deadline time.Time
+}
+
+func newMathBudget(now time.Time) *mathBudget {
+	return &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, deadline: now.Add(maxDocMathTime)}
+}
+
+// mathBudgetAttr holds a document's *mathBudget on its goldmark document.
+var mathBudgetAttr = []byte("mdpressMathBudget")
+
+// toMathML returns tex as MathML, or false when it is printed as source.
+func toMathML(tex []byte, display bool, b *mathBudget) (string, bool) {
+	if len(bytes.TrimSpace(tex)) == 0 || len(tex) > maxFormulaBytes || len(tex) > b.tex ||
+		!time.Now().Before(b.deadline) || macroDef.Match(tex) {
+		return "", false
+	}
+	b.tex -= len(tex)
+	doc := treeblood.NewDocument(nil, false)
+	doc.PrintOneLine = true
+	var out string
+	var err error
+	if display {
+		out, err = doc.DisplayStyle(string(tex))
+	} else {
+		out, err = doc.TextStyle(string(tex))
+	}
+	out = strings.TrimSpace(out)
+	if err != nil {
+		return "", false
+	}
+	out, ok := cleanMathML(out)
+	if !ok || len(out) > b.out {
+		return "", false
+	}
+	b.out -= len(out)
+	return out, true
+}
+
+// cleanMathML writes s again with each element's attributes in name
+// order, since the converter writes them in map order and the same
+// formula must give the same HTML, or reports false when s holds anything
+// but MathML elements: the converter copies \text{...} through unescaped,
+// so "\text{<div>}" would otherwise open an HTML element in the formula.
+func cleanMathML(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	z := xhtml.NewTokenizer(strings.NewReader(s))
+	for {
+		tt := z.Next()
+		switch tt {
+		case xhtml.ErrorToken:
+			return b.String(), errors.Is(z.Err(), io.EOF)
+		case xhtml.TextToken:
+			b.WriteString(xhtml.EscapeString(string(z.Text())))
+		case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
+			tok := z.Token()
+			if !mathMLElements[tok.Data] {
+				return "", false
+			}
+			slices.SortFunc(tok.Attr, func(a, b xhtml.Attribute) int { return strings.Compare(a.Key, b.Key) })
+			b.WriteString(tok.String())
+		default:
+			return "", false
+		}
+	}
+}
+
+// mathMLElements are MathML's presentation elements (MathML Core and the
+// few of MathML 3 the converter writes).
+var mathMLElements = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range strings.Fields(`math semantics annotation annotation-xml mrow mi mn mo ms mtext mspace
+		mfrac msqrt mroot msub msup msubsup munder mover munderover mmultiscripts mprescripts none
+		mtable mtr mtd mlabeledtr mstyle mpadded mphantom menclose merror maction mfenced mglyph`) {
+		m[e] = true
+	}
+	return m
+}()
+
+// mathRenderer writes math as MathML, or as its source in a code span or
+// block of class math-tex when it is not converted.
+type mathRenderer struct{}
+
+func (mathRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindMathInline, renderMathInline)
+	reg.Register(kindMathBlock, renderMathBlock)
+}
+
+func budgetOf(n ast.Node) *mathBudget {
+	if doc := n.OwnerDocument(); doc != nil {
+		if v, ok := doc.Attribute(mathBudgetAttr); ok {
+			if b, ok := v.(*mathBudget); ok {
+				return b
+			}
+		}
+		b := newMathBudget(time.Now())
+		doc.SetAttribute(mathBudgetAttr, b)
+		return b
+	}
+	return newMathBudget(time.Now())
+}
+
+func renderMathInline(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	n := node.(*mathInline)
+	if mml, ok := toMathML(n.tex, n.display, budgetOf(n)); ok {
+		_, _ = w.WriteString(mml)
+		return ast.WalkSkipChildren, nil
+	}
+	_, _ = w.WriteString(`<code class="math-tex">`)
+	_, _ = w.WriteString(html.EscapeString(string(n.tex)))
+	_, _ = w.WriteString(`</code>`)
+	return ast.WalkSkipChildren, nil
+}
+
+func renderMathBlock(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	n := node.(*mathBlock)
+	tex := mathTeX(n, src)
+	if mml, ok := toMathML(tex, true, budgetOf(n)); ok {
+		_, _ = w.WriteString(`<div class="math-display">`)
+		_, _ = w.WriteString(mml)
+		_, _ = w.WriteString("</div>\n")
+		return ast.WalkSkipChildren, nil
+	}
+	_, _ = w.WriteString(`<pre class="math-tex"><code>`)
+	_, _ = w.WriteString(html.EscapeString(string(tex)))
+	_, _ = w.WriteString("</code></pre>\n")
+	return ast.WalkSkipChildren, nil
+}
