@@ -184,14 +184,21 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 	return out
 }
 
+// preRun is a piece of a line of preformatted text in one style: a code
+// line is one, or one a highlighted token.
+type preRun struct {
+	text string
+	st   *style
+}
+
 // preAtoms returns one unbreakable line of preformatted text (a code line):
 // spaces are kept and do not break, tabs become spaces to the next stop of
-// four.
-func (e *engine) preAtoms(line string, st *style) []atom {
+// four, counted across the line's runs.
+func (e *engine) preAtoms(line []preRun) []atom {
 	var out []atom
-	want := st.face()
 	var b strings.Builder
-	cur := want
+	var st *style
+	var cur, want fonts.ID
 	w, col := 0, 0
 	flush := func() {
 		if b.Len() > 0 {
@@ -210,18 +217,26 @@ func (e *engine) preAtoms(line string, st *style) []atom {
 		w += e.fonts.Face(face).Width(r)
 		col++
 	}
-	for _, r := range line {
-		switch {
-		case r == '\t':
-			for n := 4 - col%4; n > 0; n-- {
-				put(' ', want)
+	for _, run := range line {
+		if run.st != st {
+			flush()
+			st = run.st
+			want = st.face()
+			cur = want
+		}
+		for _, r := range run.text {
+			switch {
+			case r == '\t':
+				for n := 4 - col%4; n > 0; n-- {
+					put(' ', want)
+				}
+			case r == zwj || r == zwnj:
+				b.WriteRune(r) // kept for shape, which removes them
+			case r == '\r' || dropped(r):
+			default:
+				r, face := e.resolve(r, want)
+				put(r, face)
 			}
-		case r == zwj || r == zwnj:
-			b.WriteRune(r) // kept for shape, which removes them
-		case r == '\r' || dropped(r):
-		default:
-			r, face := e.resolve(r, want)
-			put(r, face)
 		}
 	}
 	flush()
