@@ -75,11 +75,19 @@ const (
 	MaxBlockBytes = 64 << 10
 	// MaxDocumentBytes: the blocks highlighted in one document, in all.
 	MaxDocumentBytes = 256 << 10
-	// MaxDocumentTime is the time one document's lexing may take. Code
-	// lexes at roughly 0.1-1 ms per KiB, so MaxDocumentBytes of it fits;
-	// a hostile block stops at the first token past the deadline, and
-	// the block it was in is plain.
-	MaxDocumentTime = 200 * time.Millisecond
+	// MaxDocumentTime is the time one document's lexing may take, and a
+	// block gets at most blockTime plus blockTimePerKiB for each KiB of
+	// it. Code lexes at 0.4-1.9 ms a KiB (on a shared machine at load 5),
+	// and a lexer's first use in a process compiles its expressions (1-3
+	// ms, 16 under the race detector), so a block's allowance is 5-25
+	// times its usual cost, and the whole of MaxDocumentBytes fits the
+	// document's: an ordinary document never meets them, under the race
+	// detector's slowdown too, and its PDF does not depend on the
+	// machine's load. A hostile block stops at its first token past the
+	// allowance and is plain.
+	MaxDocumentTime = time.Second
+	blockTime       = 100 * time.Millisecond
+	blockTimePerKiB = 10 * time.Millisecond
 	// maxLangBytes: a longer info string names no language chroma has.
 	maxLangBytes = 40
 )
@@ -91,16 +99,19 @@ type Span struct {
 }
 
 // Budget is what is left of one document's limits. It is not safe for
-// concurrent use: a document is laid out by one goroutine.
+// concurrent use: one goroutine at a time lexes a document's blocks.
 type Budget struct {
-	bytes    int
-	deadline time.Time
-	spent    bool
+	bytes int
+	// time is what lexing may still take: only the time spent in Spans
+	// counts, not the time between, while the document's parts arrive
+	// or its layout runs.
+	time  time.Duration
+	spent bool
 }
 
-// NewBudget starts a document's budget, timed from now.
+// NewBudget returns a document's budget.
 func NewBudget() *Budget {
-	return &Budget{bytes: MaxDocumentBytes, deadline: time.Now().Add(MaxDocumentTime)}
+	return &Budget{bytes: MaxDocumentBytes, time: MaxDocumentTime * slowdown}
 }
 
 // Spent reports whether the budget ran out: the document's remaining
@@ -120,26 +131,32 @@ func (b *Budget) Spans(lang, code string) (spans []Span) {
 		b.spent = true
 		return nil
 	}
-	lexer := lookup(lang)
-	if lexer == nil {
-		return nil
-	}
-	b.bytes -= len(code)
+	// The lookup is timed too: a name chroma does not know costs a match
+	// against every lexer's file patterns.
+	start := time.Now()
+	deadline := start.Add(min(b.time, slowdown*(blockTime+time.Duration(len(code))*blockTimePerKiB/1024)))
 	defer func() {
 		// A lexer's mutators panic on states the author did not foresee;
 		// hostile text finds them.
 		if recover() != nil {
 			spans = nil
 		}
+		if b.time -= time.Since(start); b.time <= 0 {
+			b.spent = true
+		}
 	}()
+	lexer := lookup(lang)
+	if lexer == nil {
+		return nil
+	}
+	b.bytes -= len(code)
 	it, err := lexer.Tokenise(&chroma.TokeniseOptions{State: "root"}, code)
 	if err != nil {
 		return nil
 	}
 	pos := 0
 	for tok := it(); tok != chroma.EOF; tok = it() {
-		if time.Now().After(b.deadline) {
-			b.spent = true
+		if time.Now().After(deadline) {
 			return nil
 		}
 		// A lexer may add or drop text (a final newline, a carriage

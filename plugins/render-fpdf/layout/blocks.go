@@ -119,7 +119,7 @@ func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	case stage.KindList:
 		e.list(n)
 	case stage.KindCodeBlock:
-		e.codeBlock(n.Text, n.Attr("lang"))
+		e.codeBlock(n.Text, e.codeSpans(n))
 	case stage.KindHTMLBlock:
 		e.htmlBlock(n.Text)
 	case stage.KindThematicBreak:
@@ -359,7 +359,7 @@ func (e *engine) codePad() float64 { return e.th.codeSize * 0.7 }
 // codeBlock lays out preformatted text on a shaded ground. Long lines wrap
 // between characters; the block breaks across pages between lines, each
 // page's part shaded on its own.
-func (e *engine) codeBlock(code, lang string) {
+func (e *engine) codeBlock(code string, spans []highlight.Span) {
 	// Left to right whatever the container: see the README's Characters.
 	defer e.restoreDirection(e.rtl, e.inherit)
 	e.rtl = false
@@ -368,7 +368,7 @@ func (e *engine) codeBlock(code, lang string) {
 	width := e.x1 - e.x0 - 2*pad
 	strut := st
 	var lines []line
-	for src := range e.codeLines(code, lang, st) {
+	for src := range e.codeLines(code, spans, st) {
 		e.tick()
 		for _, l := range e.breakLines(e.preAtoms(src), width, strut) {
 			l.h = st.size * codeLineHeight
@@ -397,15 +397,11 @@ func (e *engine) codeBlock(code, lang string) {
 }
 
 // codeLines yields a code block's lines, without their line breaks, as
-// runs of text in their highlight colours: one plain run a line when the
-// theme has no palette, the block names no language chroma knows, or the
-// document's highlighting budget is spent.
-func (e *engine) codeLines(code, lang string, st *style) iter.Seq[[]preRun] {
+// runs of text in their highlight colours: one plain run a line when
+// spans is nil (no palette, no language chroma knows, the document's
+// highlighting budget spent).
+func (e *engine) codeLines(code string, spans []highlight.Span, st *style) iter.Seq[[]preRun] {
 	return func(yield func([]preRun) bool) {
-		var spans []highlight.Span
-		if lang != "" && e.th.palette != nil {
-			spans = e.highlight.Spans(lang, code)
-		}
 		if spans == nil {
 			spans = []highlight.Span{{Text: code}}
 		}

@@ -98,8 +98,13 @@ func Layout(ctx context.Context, root *stage.Node, opt Options) (*Doc, error) {
 
 type engine struct {
 	ctx context.Context
-	// highlight is what is left of the document's code highlighting.
+	// highlight is what is left of the document's code highlighting, for
+	// the goroutines lexAhead starts; ahead holds their results until the
+	// layout reaches each block, and lexDone is closed when the last has
+	// finished.
 	highlight *highlight.Budget
+	ahead     map[*stage.Node]*lexed
+	lexDone   chan struct{}
 	th        theme
 	fonts     *fonts.Set
 	log       *slog.Logger
