@@ -29,6 +29,12 @@ func highlightCode(body string, p stage.CodePalette) string {
 	budget := highlight.NewBudget()
 	var b strings.Builder
 	b.Grow(len(body) + len(body)/4)
+	// closeAt is where the first closer at or after the current position
+	// is, in the original body (-1: none is left), and base is how far
+	// the body has advanced: a search for the closer from each opener
+	// would be quadratic in a body of openers that one far closer, or
+	// none, ends.
+	orig, base, closeAt := body, 0, 0
 	for !budget.Spent() {
 		i := strings.Index(body, codeOpen)
 		if i < 0 {
@@ -36,9 +42,19 @@ func highlightCode(body string, p stage.CodePalette) string {
 		}
 		b.WriteString(body[:i+len(codeOpen)])
 		body = body[i+len(codeOpen):]
-		q := strings.Index(body, `">`)
-		end := strings.Index(body, codeClose)
-		if q < 0 || end < q || strings.ContainsAny(body[:q], `"<>`) || strings.IndexByte(body[q+2:end], '<') >= 0 {
+		base += i + len(codeOpen)
+		if closeAt >= 0 && closeAt < base {
+			if closeAt = strings.Index(orig[base:], codeClose); closeAt >= 0 {
+				closeAt += base
+			}
+		}
+		if closeAt < 0 {
+			break
+		}
+		end := closeAt - base
+		// The class names one language: it ends within a few bytes.
+		q := strings.Index(body[:min(end, maxClassBytes)], `">`)
+		if q < 0 || strings.ContainsAny(body[:q], `"<>`) || strings.IndexByte(body[q+2:end], '<') >= 0 {
 			continue
 		}
 		spans := budget.Spans(html.UnescapeString(body[:q]), html.UnescapeString(body[q+2:end]))
@@ -58,10 +74,15 @@ func highlightCode(body string, p stage.CodePalette) string {
 			b.WriteString(`</span>`)
 		}
 		body = body[end:]
+		base += end
 	}
 	b.WriteString(body)
 	return b.String()
 }
+
+// maxClassBytes bounds the search for the end of a block's class: a
+// language chroma knows has a short name.
+const maxClassBytes = 64
 
 // writePaletteCSS writes the colours of the spans highlightCode makes,
 // inside the theme's layer, so that an operator's stylesheet and the
