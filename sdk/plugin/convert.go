@@ -69,7 +69,24 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		MutedColor: t.MutedColor, RuleColor: t.RuleColor, CodeBackground: t.CodeBackground,
 		CodeColor: t.CodeColor, QuoteBar: t.QuoteBar, TableHeaderFill: t.TableHeaderFill,
 		AccentColor: t.AccentColor, Margins: t.Margins[:], ParagraphSpacing: t.ParagraphSpacing,
-		HeadingRule: t.HeadingRule,
+		HeadingRule: t.HeadingRule, CodePalette: paletteToPB(t.CodePalette),
+	}
+}
+
+func paletteToPB(p stage.CodePalette) *pb.CodePalette {
+	if p == (stage.CodePalette{}) {
+		return nil
+	}
+	return &pb.CodePalette{
+		Comment: p.Comment, Keyword: p.Keyword, StringLiteral: p.String, Constant: p.Constant, Entity: p.Entity,
+		Tag: p.Tag, Variable: p.Variable, Inserted: p.Inserted, Deleted: p.Deleted, Heading: p.Heading,
+	}
+}
+
+func paletteFromPB(p *pb.CodePalette) stage.CodePalette {
+	return stage.CodePalette{
+		Comment: p.GetComment(), Keyword: p.GetKeyword(), String: p.GetStringLiteral(), Constant: p.GetConstant(), Entity: p.GetEntity(),
+		Tag: p.GetTag(), Variable: p.GetVariable(), Inserted: p.GetInserted(), Deleted: p.GetDeleted(), Heading: p.GetHeading(),
 	}
 }
 
@@ -81,6 +98,7 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		MutedColor: t.GetMutedColor(), RuleColor: t.GetRuleColor(), CodeBackground: t.GetCodeBackground(),
 		CodeColor: t.GetCodeColor(), QuoteBar: t.GetQuoteBar(), TableHeaderFill: t.GetTableHeaderFill(),
 		AccentColor: t.GetAccentColor(), ParagraphSpacing: t.GetParagraphSpacing(), HeadingRule: t.GetHeadingRule(),
+		CodePalette: paletteFromPB(t.GetCodePalette()),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.Margins[:], t.GetMargins())

@@ -48,4 +48,22 @@ type Tokens struct {
 	ParagraphSpacing float64
 	// HeadingRule draws a rule under h1 and h2.
 	HeadingRule bool
+	// CodePalette colours the tokens of a fenced code block that names
+	// its language. The zero palette draws code in CodeColor alone.
+	CodePalette CodePalette
+}
+
+// CodePalette is a colour (#rrggbb) per class of code token, the classes
+// a syntax highlighter sorts tokens into; an empty colour is CodeColor.
+type CodePalette struct {
+	Comment  string
+	Keyword  string
+	String   string // string and character literals
+	Constant string // numbers, true/false/nil, built-ins, attributes
+	Entity   string // the names a declaration introduces: functions, types, classes
+	Tag      string // markup tags
+	Variable string
+	Inserted string // a diff's added lines
+	Deleted  string // a diff's removed lines
+	Heading  string // a diff's file and hunk headers, a document's headings
 }

@@ -1,12 +1,14 @@
 package layout
 
 import (
+	"iter"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/mdpress/mdpress/plugins/internal/highlight"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -117,7 +119,7 @@ func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	case stage.KindList:
 		e.list(n)
 	case stage.KindCodeBlock:
-		e.codeBlock(n.Text)
+		e.codeBlock(n.Text, e.codeSpans(n))
 	case stage.KindHTMLBlock:
 		e.htmlBlock(n.Text)
 	case stage.KindThematicBreak:
@@ -357,20 +359,18 @@ func (e *engine) codePad() float64 { return e.th.codeSize * 0.7 }
 // codeBlock lays out preformatted text on a shaded ground. Long lines wrap
 // between characters; the block breaks across pages between lines, each
 // page's part shaded on its own.
-func (e *engine) codeBlock(code string) {
+func (e *engine) codeBlock(code string, spans []highlight.Span) {
 	// Left to right whatever the container: see the README's Characters.
 	defer e.restoreDirection(e.rtl, e.inherit)
 	e.rtl = false
-	code = strings.TrimSuffix(code, "\n")
 	st := &style{family: e.th.mono, size: e.th.codeSize * e.scale, color: e.th.codeText}
 	pad := e.codePad()
 	width := e.x1 - e.x0 - 2*pad
 	strut := st
 	var lines []line
-	for src := range strings.SplitSeq(code, "\n") {
+	for src := range e.codeLines(code, spans, st) {
 		e.tick()
-		atoms := e.preAtoms(strings.TrimSuffix(src, "\r"), st)
-		for _, l := range e.breakLines(atoms, width, strut) {
+		for _, l := range e.breakLines(e.preAtoms(src), width, strut) {
 			l.h = st.size * codeLineHeight
 			lines = append(lines, l)
 		}
@@ -394,6 +394,49 @@ func (e *engine) codeBlock(code string) {
 		}
 	}
 	e.addGap(e.th.gap)
+}
+
+// codeLines yields a code block's lines, without their line breaks, as
+// runs of text in their highlight colours: one plain run a line when
+// spans is nil (no palette, no language chroma knows, the document's
+// highlighting budget spent).
+func (e *engine) codeLines(code string, spans []highlight.Span, st *style) iter.Seq[[]preRun] {
+	return func(yield func([]preRun) bool) {
+		if spans == nil {
+			spans = []highlight.Span{{Text: code}}
+		}
+		// As before highlighting: the block's final line break ends its
+		// last line rather than starting an empty one.
+		if k := len(spans) - 1; strings.HasSuffix(spans[k].Text, "\n") {
+			spans[k].Text = strings.TrimSuffix(spans[k].Text, "\n")
+		}
+		styles := map[string]*style{}
+		var runs []preRun
+		for _, sp := range spans {
+			rst := st
+			if c, ok := e.th.palette[sp.Class]; ok && sp.Class != highlight.Plain {
+				if rst = styles[sp.Class]; rst == nil {
+					rst = st.with(func(s *style) { s.color = c })
+					styles[sp.Class] = rst
+				}
+			}
+			for {
+				text, rest, more := strings.Cut(sp.Text, "\n")
+				if text = strings.TrimSuffix(text, "\r"); text != "" || !more {
+					runs = append(runs, preRun{text, rst})
+				}
+				if !more {
+					break
+				}
+				if !yield(runs) {
+					return
+				}
+				runs = nil
+				sp.Text = rest
+			}
+		}
+		yield(runs)
+	}
 }
 
 func (e *engine) blockquote(n *stage.Node) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 
+	"github.com/mdpress/mdpress/plugins/internal/highlight"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/emoji"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -100,12 +101,19 @@ func Layout(ctx context.Context, root *stage.Node, opt Options) (*Doc, error) {
 }
 
 type engine struct {
-	ctx   context.Context
-	th    theme
-	fonts *fonts.Set
-	log   *slog.Logger
-	max   int
-	doc   *Doc
+	ctx context.Context
+	// highlight is what is left of the document's code highlighting, for
+	// the goroutines lexAhead starts; ahead holds their results until the
+	// layout reaches each block, and lexDone is closed when the last has
+	// finished.
+	highlight *highlight.Budget
+	ahead     map[*stage.Node]*lexed
+	lexDone   chan struct{}
+	th        theme
+	fonts     *fonts.Set
+	log       *slog.Logger
+	max       int
+	doc       *Doc
 
 	page   *Page
 	pageNo int
@@ -177,6 +185,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 		x0: content.X0, x1: content.X1, top: content.Y0, bottom: content.Y1,
 		color: th.text, scale: 1,
 		images: map[string]imageRef{}, pixelsLeft: maxDocumentPixels,
+		highlight: highlight.NewBudget(),
 	}
 }
 

@@ -676,5 +676,5 @@ func (e *engine) preBlock(text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	e.codeBlock(text)
+	e.codeBlock(text, nil)
 }

@@ -53,6 +53,7 @@ func (s *Stream) Add(blocks []*stage.Node) error {
 		if err := s.e.ctx.Err(); err != nil {
 			panic(abort{err})
 		}
+		s.e.lexAhead(blocks)
 		ns := blocks
 		if len(s.pending) > 0 {
 			ns = append(s.pending, blocks...)

@@ -196,14 +196,21 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 	return out
 }
 
+// preRun is a piece of a line of preformatted text in one style: a code
+// line is one, or one a highlighted token.
+type preRun struct {
+	text string
+	st   *style
+}
+
 // preAtoms returns one unbreakable line of preformatted text (a code line):
 // spaces are kept and do not break, tabs become spaces to the next stop of
-// four.
-func (e *engine) preAtoms(line string, st *style) []atom {
+// four, counted across the line's runs.
+func (e *engine) preAtoms(line []preRun) []atom {
 	var out []atom
-	want := st.face()
 	var b strings.Builder
-	cur := want
+	var st *style
+	var cur, want fonts.ID
 	w, col := 0, 0
 	flush := func() {
 		if b.Len() > 0 {
@@ -222,31 +229,39 @@ func (e *engine) preAtoms(line string, st *style) []atom {
 		w += e.fonts.Face(face).Width(r)
 		col++
 	}
-	skip := 0
-	for i, r := range line {
-		if i < skip {
-			continue
+	for _, run := range line {
+		if run.st != st {
+			flush()
+			st = run.st
+			want = st.face()
+			cur = want
 		}
-		if r >= 0x80 && e.emoji != nil {
-			rr, _ := e.resolve(r, want)
-			if a, n, ok := e.emojiAt(line[i:], r, utf8.RuneLen(r), rr, st); ok {
-				flush()
-				out = append(out, a)
-				skip, col = i+n, col+2 // an emoji takes two columns in a terminal
+		skip := 0
+		for i, r := range run.text {
+			if i < skip {
 				continue
 			}
-		}
-		switch {
-		case r == '\t':
-			for n := 4 - col%4; n > 0; n-- {
-				put(' ', want)
+			if r >= 0x80 && e.emoji != nil {
+				rr, _ := e.resolve(r, want)
+				if a, n, ok := e.emojiAt(run.text[i:], r, utf8.RuneLen(r), rr, st); ok {
+					flush()
+					out = append(out, a)
+					skip, col = i+n, col+2 // an emoji takes two columns in a terminal
+					continue
+				}
 			}
-		case r == zwj || r == zwnj:
-			b.WriteRune(r) // kept for shape, which removes them
-		case r == '\r' || dropped(r):
-		default:
-			r, face := e.resolve(r, want)
-			put(r, face)
+			switch {
+			case r == '\t':
+				for n := 4 - col%4; n > 0; n-- {
+					put(' ', want)
+				}
+			case r == zwj || r == zwnj:
+				b.WriteRune(r) // kept for shape, which removes them
+			case r == '\r' || dropped(r):
+			default:
+				r, face := e.resolve(r, want)
+				put(r, face)
+			}
 		}
 	}
 	flush()

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdpress/mdpress/plugins/internal/highlight"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -19,6 +20,10 @@ type theme struct {
 	codeSize         float64
 
 	text, headingColor, link, muted, rule, codeBg, codeText, quoteBar, tableHeaderFill, accent RGB
+
+	// palette colours code tokens by highlight class; a class it lacks,
+	// and every class when it is empty, is codeText.
+	palette map[string]RGB
 
 	margins     [4]float64 // top, right, bottom, left
 	gap         float64
@@ -86,6 +91,14 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.tableHeaderFill = color(t.TableHeaderFill, t.CodeBackground, d.TableHeaderFill)
 	th.accent = color(t.AccentColor, t.RuleColor, d.AccentColor)
 	th.margins = fitMargins(t.Margins, d.Margins, page)
+	for _, class := range highlight.Classes {
+		if c, ok := parseColor(highlight.Colour(t.CodePalette, class)); ok {
+			if th.palette == nil {
+				th.palette = map[string]RGB{}
+			}
+			th.palette[class] = c
+		}
+	}
 	return th
 }
 

@@ -49,6 +49,8 @@ func TestConfigureErrors(t *testing.T) {
 		{name: "bad colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"textColor": "red"}`}, want: "textColor must be a lower-case #rrggbb"},
 		{name: "bad font", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"bodyFont": "comic"}`}, want: "bodyFont must be"},
 		{name: "bad size", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"headingSizes": [20, 16, 0, 12, 11, 11]}`}, want: "headingSizes[2] must be between"},
+		{name: "bad palette colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"codePalette": {"keyword": "red"}}`}, want: "codePalette.keyword must be empty or a lower-case #rrggbb"},
+		{name: "unknown palette class", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"codePalette": {"operator": "#000000"}}`}, want: `unknown field "operator"`},
 		{name: "bad base", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"base": "fancy"}`}, want: `base must be "modern" or "basic"`},
 	}
 	for _, tt := range tests {
@@ -78,7 +80,7 @@ func TestConfigureErrors(t *testing.T) {
 func TestThemesDir(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"basic.css":  "h1 { text-transform: uppercase; }",
-		"basic.json": `{"headingColor": "#7b1fa2", "headingRule": true}`,
+		"basic.json": `{"headingColor": "#7b1fa2", "headingRule": true, "codePalette": {"keyword": "#ff0000", "comment": ""}}`,
 		"modern.css": "body { letter-spacing: 0.01em; }",
 		"notes.txt":  "ignored",
 	})
@@ -101,6 +103,10 @@ func TestThemesDir(t *testing.T) {
 	basic, _ := builtin.Tokens("basic", a4(t))
 	if corp.Theme != "basic" || corp.HeadingColor != "#7b1fa2" || !corp.HeadingRule || corp.BodyFont != basic.BodyFont || corp.FontSize != basic.FontSize {
 		t.Errorf("basic.json tokens %+v do not overlay basic", corp)
+	}
+	// The palette overlays class by class; an empty class is codeColor.
+	if p := corp.CodePalette; p.Keyword != "#ff0000" || p.Comment != "" || p.String != basic.CodePalette.String {
+		t.Errorf("basic.json palette %+v does not overlay basic's %+v", p, basic.CodePalette)
 	}
 	// modern.css alone keeps modern's design.
 	plain, _ := s.Tokens("modern", a4(t))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 
+	"github.com/mdpress/mdpress/plugins/internal/highlight"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -31,6 +32,54 @@ type design struct {
 	Margin           float64    `json:"margin"`       // top, left and right
 	MarginBottom     float64    `json:"marginBottom"` // leaves room for the page number
 	PageNumberSize   float64    `json:"pageNumberSize"`
+	// CodePalette colours the tokens of code blocks that name their
+	// language; a class left empty is codeColor.
+	CodePalette codePalette `json:"codePalette"`
+}
+
+// codePalette is stage.CodePalette with the JSON keys of a design file.
+type codePalette struct {
+	Comment  string `json:"comment"`
+	Keyword  string `json:"keyword"`
+	String   string `json:"string"`
+	Constant string `json:"constant"`
+	Entity   string `json:"entity"`
+	Tag      string `json:"tag"`
+	Variable string `json:"variable"`
+	Inserted string `json:"inserted"`
+	Deleted  string `json:"deleted"`
+	Heading  string `json:"heading"`
+}
+
+// githubPalette is GitHub's light highlighting (its "prettylights"
+// colours), for basic.
+var githubPalette = codePalette{
+	Comment:  "#59636e",
+	Keyword:  "#cf222e",
+	String:   "#0a3069",
+	Constant: "#0550ae",
+	Entity:   "#6639ba",
+	Tag:      "#116329",
+	Variable: "#953800",
+	Inserted: "#116329",
+	Deleted:  "#82071e",
+	Heading:  "#0550ae",
+}
+
+// modernPalette keeps modern's slate and blue: the keywords in its
+// headings' blue family (violet, to tell them from the entities' blue),
+// strings in green, numbers in amber; comments in its muted slate.
+var modernPalette = codePalette{
+	Comment:  "#64748b",
+	Keyword:  "#7c3aed",
+	String:   "#047857",
+	Constant: "#b45309",
+	Entity:   "#1d4ed8",
+	Tag:      "#be123c",
+	Variable: "#c2410c",
+	Inserted: "#15803d",
+	Deleted:  "#b91c1c",
+	Heading:  "#1d4ed8",
 }
 
 // modernDesign: sans-serif, dark slate text, blue headings over a rule,
@@ -56,6 +105,7 @@ var modernDesign = design{
 	Margin:           54,
 	MarginBottom:     62,
 	PageNumberSize:   8.5,
+	CodePalette:      modernPalette,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -81,6 +131,7 @@ var basicDesign = design{
 	Margin:           72,
 	MarginBottom:     72,
 	PageNumberSize:   10,
+	CodePalette:      githubPalette,
 }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -128,6 +179,12 @@ func (d design) validate() error {
 			return fmt.Errorf("%s must be a lower-case #rrggbb colour, got %q", c.key, c.v)
 		}
 	}
+	p := stage.CodePalette(d.CodePalette)
+	for _, class := range highlight.Classes {
+		if v := highlight.Colour(p, class); v != "" && !hexColor.MatchString(v) {
+			return fmt.Errorf("codePalette.%s must be empty or a lower-case #rrggbb colour, got %q", class, v)
+		}
+	}
 	return nil
 }
 
@@ -172,6 +229,7 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		AccentColor:      d.AccentColor,
 		ParagraphSpacing: round2(d.ParagraphSpacing * typ),
 		HeadingRule:      d.HeadingRule,
+		CodePalette:      stage.CodePalette(d.CodePalette),
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

@@ -38,7 +38,18 @@
 //	 "ruleColor": "#dddddd", "codeBackground": "#f6f6f6", "codeColor": "#222222",
 //	 "quoteBar": "#7b1fa2", "tableHeaderFill": "#eeeeee", "accentColor": "#7b1fa2",
 //	 "paragraphSpacing": 8, "headingRule": true, "margin": 54, "marginBottom": 60,
-//	 "pageNumberSize": 9}
+//	 "pageNumberSize": 9,
+//	 "codePalette": {"comment": "#6a737d", "keyword": "#d73a49", "string": "#032f62",
+//	   "constant": "#005cc5", "entity": "#6f42c1", "tag": "#22863a", "variable": "#e36209",
+//	   "inserted": "#22863a", "deleted": "#b31d28", "heading": "#005cc5"}}
+//
+// codePalette colours the tokens of a fenced code block that names its
+// language (```go): constant also colours numbers, built-ins and
+// attribute names, entity the names a declaration introduces, inserted,
+// deleted and heading a diff's lines; a class set to "" is codeColor. The
+// styler wraps the block's tokens in <span class="hl-<class>"> and writes
+// the palette inside the theme's layer, so a stylesheet can restyle the
+// spans; render-fpdf draws the same palette from the tokens.
 //
 // Sizes are points on an A4 page; smaller pages scale margins down with
 // their short side, and pages smaller than A6 scale the type down too (to

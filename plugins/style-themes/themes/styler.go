@@ -155,6 +155,7 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 		return &stage.StyleResponse{Tokens: fit.Tokens}, nil
 	}
 	userStyles, body := extractStyles(req.Document.HTML)
+	body = highlightCode(body, fit.CodePalette)
 
 	var b strings.Builder
 	b.Grow(len(body) + len(t.css) + 8<<10)
@@ -175,6 +176,7 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 	b.WriteString("</title>\n<style id=\"mdpress-theme\">\n@layer mdpress-theme {\n")
 	writeVars(&b, fit)
 	b.WriteString(printCSS)
+	writePaletteCSS(&b, fit.CodePalette)
 	b.WriteString(t.css)
 	b.WriteString("\n}\n</style>\n<style id=\"mdpress-page\">\n")
 	writePageCSS(&b, fit, page, numbering)

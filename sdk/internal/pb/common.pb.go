@@ -469,8 +469,11 @@ type Tokens struct {
 	Margins          []float64              `protobuf:"fixed64,18,rep,packed,name=margins,proto3" json:"margins,omitempty"`
 	ParagraphSpacing float64                `protobuf:"fixed64,19,opt,name=paragraph_spacing,json=paragraphSpacing,proto3" json:"paragraph_spacing,omitempty"`
 	HeadingRule      bool                   `protobuf:"varint,20,opt,name=heading_rule,json=headingRule,proto3" json:"heading_rule,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// code_palette: the colours of a fenced code block's tokens. Absent
+	// (a styler older than it): code is drawn in code_color alone.
+	CodePalette   *CodePalette `protobuf:"bytes,21,opt,name=code_palette,json=codePalette,proto3" json:"code_palette,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Tokens) Reset() {
@@ -643,6 +646,131 @@ func (x *Tokens) GetHeadingRule() bool {
 	return false
 }
 
+func (x *Tokens) GetCodePalette() *CodePalette {
+	if x != nil {
+		return x.CodePalette
+	}
+	return nil
+}
+
+// CodePalette is a colour (#rrggbb) per class of code token; an empty one
+// draws that class in Tokens.code_color.
+type CodePalette struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Comment       string                 `protobuf:"bytes,1,opt,name=comment,proto3" json:"comment,omitempty"`
+	Keyword       string                 `protobuf:"bytes,2,opt,name=keyword,proto3" json:"keyword,omitempty"`
+	StringLiteral string                 `protobuf:"bytes,3,opt,name=string_literal,json=stringLiteral,proto3" json:"string_literal,omitempty"`
+	Constant      string                 `protobuf:"bytes,4,opt,name=constant,proto3" json:"constant,omitempty"`
+	Entity        string                 `protobuf:"bytes,5,opt,name=entity,proto3" json:"entity,omitempty"`
+	Tag           string                 `protobuf:"bytes,6,opt,name=tag,proto3" json:"tag,omitempty"`
+	Variable      string                 `protobuf:"bytes,7,opt,name=variable,proto3" json:"variable,omitempty"`
+	Inserted      string                 `protobuf:"bytes,8,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	Deleted       string                 `protobuf:"bytes,9,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	Heading       string                 `protobuf:"bytes,10,opt,name=heading,proto3" json:"heading,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CodePalette) Reset() {
+	*x = CodePalette{}
+	mi := &file_common_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CodePalette) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CodePalette) ProtoMessage() {}
+
+func (x *CodePalette) ProtoReflect() protoreflect.Message {
+	mi := &file_common_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CodePalette.ProtoReflect.Descriptor instead.
+func (*CodePalette) Descriptor() ([]byte, []int) {
+	return file_common_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CodePalette) GetComment() string {
+	if x != nil {
+		return x.Comment
+	}
+	return ""
+}
+
+func (x *CodePalette) GetKeyword() string {
+	if x != nil {
+		return x.Keyword
+	}
+	return ""
+}
+
+func (x *CodePalette) GetStringLiteral() string {
+	if x != nil {
+		return x.StringLiteral
+	}
+	return ""
+}
+
+func (x *CodePalette) GetConstant() string {
+	if x != nil {
+		return x.Constant
+	}
+	return ""
+}
+
+func (x *CodePalette) GetEntity() string {
+	if x != nil {
+		return x.Entity
+	}
+	return ""
+}
+
+func (x *CodePalette) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *CodePalette) GetVariable() string {
+	if x != nil {
+		return x.Variable
+	}
+	return ""
+}
+
+func (x *CodePalette) GetInserted() string {
+	if x != nil {
+		return x.Inserted
+	}
+	return ""
+}
+
+func (x *CodePalette) GetDeleted() string {
+	if x != nil {
+		return x.Deleted
+	}
+	return ""
+}
+
+func (x *CodePalette) GetHeading() string {
+	if x != nil {
+		return x.Heading
+	}
+	return ""
+}
+
 var File_common_proto protoreflect.FileDescriptor
 
 const file_common_proto_rawDesc = "" +
@@ -678,7 +806,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\x9f\x05\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xdb\x05\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -706,7 +834,20 @@ const file_common_proto_rawDesc = "" +
 	"\faccent_color\x18\x11 \x01(\tR\vaccentColor\x12\x18\n" +
 	"\amargins\x18\x12 \x03(\x01R\amargins\x12+\n" +
 	"\x11paragraph_spacing\x18\x13 \x01(\x01R\x10paragraphSpacing\x12!\n" +
-	"\fheading_rule\x18\x14 \x01(\bR\vheadingRuleB,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
+	"\fheading_rule\x18\x14 \x01(\bR\vheadingRule\x12:\n" +
+	"\fcode_palette\x18\x15 \x01(\v2\x17.mdpress.v1.CodePaletteR\vcodePalette\"\x9a\x02\n" +
+	"\vCodePalette\x12\x18\n" +
+	"\acomment\x18\x01 \x01(\tR\acomment\x12\x18\n" +
+	"\akeyword\x18\x02 \x01(\tR\akeyword\x12%\n" +
+	"\x0estring_literal\x18\x03 \x01(\tR\rstringLiteral\x12\x1a\n" +
+	"\bconstant\x18\x04 \x01(\tR\bconstant\x12\x16\n" +
+	"\x06entity\x18\x05 \x01(\tR\x06entity\x12\x10\n" +
+	"\x03tag\x18\x06 \x01(\tR\x03tag\x12\x1a\n" +
+	"\bvariable\x18\a \x01(\tR\bvariable\x12\x1a\n" +
+	"\binserted\x18\b \x01(\tR\binserted\x12\x18\n" +
+	"\adeleted\x18\t \x01(\tR\adeleted\x12\x18\n" +
+	"\aheading\x18\n" +
+	" \x01(\tR\aheadingB,Z*github.com/mdpress/mdpress/sdk/internal/pbb\x06proto3"
 
 var (
 	file_common_proto_rawDescOnce sync.Once
@@ -720,24 +861,26 @@ func file_common_proto_rawDescGZIP() []byte {
 	return file_common_proto_rawDescData
 }
 
-var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_common_proto_goTypes = []any{
-	(*PageSize)(nil),  // 0: mdpress.v1.PageSize
-	(*Plan)(nil),      // 1: mdpress.v1.Plan
-	(*Principal)(nil), // 2: mdpress.v1.Principal
-	(*Tree)(nil),      // 3: mdpress.v1.Tree
-	(*Heading)(nil),   // 4: mdpress.v1.Heading
-	(*Document)(nil),  // 5: mdpress.v1.Document
-	(*Tokens)(nil),    // 6: mdpress.v1.Tokens
+	(*PageSize)(nil),    // 0: mdpress.v1.PageSize
+	(*Plan)(nil),        // 1: mdpress.v1.Plan
+	(*Principal)(nil),   // 2: mdpress.v1.Principal
+	(*Tree)(nil),        // 3: mdpress.v1.Tree
+	(*Heading)(nil),     // 4: mdpress.v1.Heading
+	(*Document)(nil),    // 5: mdpress.v1.Document
+	(*Tokens)(nil),      // 6: mdpress.v1.Tokens
+	(*CodePalette)(nil), // 7: mdpress.v1.CodePalette
 }
 var file_common_proto_depIdxs = []int32{
 	1, // 0: mdpress.v1.Principal.plan:type_name -> mdpress.v1.Plan
 	4, // 1: mdpress.v1.Document.outline:type_name -> mdpress.v1.Heading
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	7, // 2: mdpress.v1.Tokens.code_palette:type_name -> mdpress.v1.CodePalette
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_common_proto_init() }
@@ -751,7 +894,7 @@ func file_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_common_proto_rawDesc), len(file_common_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
