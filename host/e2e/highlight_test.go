@@ -74,17 +74,17 @@ func TestCodeHighlighting(t *testing.T) {
 					if theme == "modern" {
 						other = highlightColours["basic"][0]
 					}
-					if n := img.near(funcs[0], keyword); n < 10 {
+					if n := img.matching(funcs[0], keyword); n < 10 {
 						t.Errorf("the go block's keyword has %d pixels of the keyword colour %x", n, keyword)
 					}
-					if n := img.near(funcs[0], other); n > 0 {
+					if n := img.matching(funcs[0], other); n > 0 {
 						t.Errorf("the go block's keyword has %d pixels of the other theme's keyword colour %x", n, other)
 					}
-					if n := img.near(hellos[0], str); n < 10 {
+					if n := img.matching(hellos[0], str); n < 10 {
 						t.Errorf("the go block's string has %d pixels of the string colour %x", n, str)
 					}
 					for _, w := range []pdfcheck.Word{funcs[1], hellos[1]} {
-						if n := img.near(w, keyword) + img.near(w, str); n > 0 {
+						if n := img.matching(w, keyword) + img.matching(w, str); n > 0 {
 							t.Errorf("the plain block's %q has %d pixels of the highlight colours", w.Text, n)
 						}
 					}
@@ -99,8 +99,8 @@ func TestCodeHighlighting(t *testing.T) {
 	}
 }
 
-// near counts the pixels in a word's box within a few steps of colour c.
-func (r raster) near(w pdfcheck.Word, c [3]byte) int {
+// matching counts the pixels in a word's box within a few steps of colour c.
+func (r raster) matching(w pdfcheck.Word, c [3]byte) int {
 	x0, y0, x1, y1 := r.box(w)
 	n := 0
 	for y := y0; y < y1; y++ {
