@@ -240,23 +240,28 @@ func BenchmarkRenderEmoji(b *testing.B) {
 		d := markdownDoc(b, c.md)
 		b.Run(c.name, func(b *testing.B) {
 			page, _ := papers.Lookup("A4")
-			q := &stage.RenderRequest{Document: d, Tokens: basicTokens, Page: page, Numbering: stage.NumberingCenter}
-			var peak, pages, size int
-			b.ReportAllocs()
-			cpu := cpuTime()
-			for b.Loop() {
-				stop := plugintest.SamplePeakHeap(&peak)
-				resp, err := r.Render(context.Background(), q)
-				stop()
-				if err != nil {
-					b.Fatal(err)
-				}
-				pages, size = resp.Pages, len(resp.PDF)
-			}
-			b.ReportMetric(float64(pages), "pages/op")
-			b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-			b.ReportMetric(float64(size)/(1<<10), "pdf-KiB")
+			benchRender(b, r, &stage.RenderRequest{Document: d, Tokens: basicTokens, Page: page, Numbering: stage.NumberingCenter})
 		})
 	}
+}
+
+// benchRender renders q with r once per iteration and reports the pages,
+// CPU time, peak heap and PDF size per render.
+func benchRender(b *testing.B, r *Renderer, q *stage.RenderRequest) {
+	var peak, pages, size int
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		stop := plugintest.SamplePeakHeap(&peak)
+		resp, err := r.Render(context.Background(), q)
+		stop()
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages, size = resp.Pages, len(resp.PDF)
+	}
+	b.ReportMetric(float64(pages), "pages/op")
+	b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(size)/(1<<10), "pdf-KiB")
 }

@@ -298,23 +298,7 @@ func BenchmarkRenderCJK(b *testing.B) {
 		d := markdownDoc(b, manyCJK(n))
 		b.Run("chars="+itoa(n), func(b *testing.B) {
 			page, _ := papers.Lookup("A4")
-			q := &stage.RenderRequest{Document: d, Tokens: modernTokens, Page: page, Numbering: stage.NumberingCenter}
-			var peak, got, size int
-			b.ReportAllocs()
-			cpu := cpuTime()
-			for b.Loop() {
-				stop := plugintest.SamplePeakHeap(&peak)
-				resp, err := r.Render(context.Background(), q)
-				stop()
-				if err != nil {
-					b.Fatal(err)
-				}
-				got, size = resp.Pages, len(resp.PDF)
-			}
-			b.ReportMetric(float64(got), "pages/op")
-			b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-			b.ReportMetric(float64(size)/(1<<10), "pdf-KiB")
+			benchRender(b, r, &stage.RenderRequest{Document: d, Tokens: modernTokens, Page: page, Numbering: stage.NumberingCenter})
 		})
 	}
 }
