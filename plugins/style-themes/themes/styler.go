@@ -219,10 +219,24 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 // display sum at text size. DejaVu Math TeX Gyre comes with
 // fonts-dejavu-extra; the fallback, Noto Sans Math (fonts-noto-core),
 // draws the radical but keeps the display sum small.
+//
+// GitHub's alerts (parse-goldmark writes GitHub's HTML): GitHub's colour
+// of each kind as --md-alert, which the themes draw the bar and title in;
+// the octicon at the title's size; and the title on the alert's side,
+// since it keeps GitHub's dir="auto" and would otherwise follow its
+// English word rather than the alert's content. Here rather than in each
+// theme, so that an operator's theme gets them too.
 const printCSS = "details::details-content { content-visibility: visible; }\n" +
 	"sup[id] { display: inline-block; }\n" +
 	"math { font-family: \"DejaVu Math TeX Gyre\", \"Noto Sans Math\", math; }\n" +
-	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n"
+	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n" +
+	".markdown-alert-note { --md-alert: #0969da; }\n" +
+	".markdown-alert-tip { --md-alert: #1a7f37; }\n" +
+	".markdown-alert-important { --md-alert: #8250df; }\n" +
+	".markdown-alert-warning { --md-alert: #9a6700; }\n" +
+	".markdown-alert-caution { --md-alert: #d1242f; }\n" +
+	".markdown-alert-title .octicon { width: 1em; height: 1em; margin-inline-end: 0.5em; vertical-align: -0.125em; fill: currentColor; }\n" +
+	".markdown-alert:dir(rtl) > .markdown-alert-title { text-align: right; }\n"
 
 // maxPagePt is the largest page side PDF allows (200 in).
 const maxPagePt = 14400
