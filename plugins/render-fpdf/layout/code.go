@@ -38,10 +38,17 @@ func (e *engine) lexAhead(blocks []*stage.Node) {
 		if n == nil {
 			continue
 		}
-		if n.Kind == stage.KindCodeBlock && n.Attr("lang") != "" && e.ahead[n] == nil {
-			batch = append(batch, n)
+		switch n.Kind {
+		case stage.KindCodeBlock:
+			if n.Attr("lang") != "" && e.ahead[n] == nil {
+				batch = append(batch, n)
+			}
+		case stage.KindParagraph, stage.KindHeading, stage.KindTable, stage.KindHTMLBlock, stage.KindThematicBreak:
+			// Inline content only: most of a document's nodes, no code
+			// block among them.
+		default:
+			push(n.Children)
 		}
-		push(n.Children)
 	}
 	if len(batch) == 0 {
 		return

@@ -241,15 +241,6 @@ func (e *engine) preAtoms(line []preRun) []atom {
 			if i < skip {
 				continue
 			}
-			if r >= 0x80 && e.emoji != nil {
-				rr, _ := e.resolve(r, want)
-				if a, n, ok := e.emojiAt(run.text[i:], r, utf8.RuneLen(r), rr, st); ok {
-					flush()
-					out = append(out, a)
-					skip, col = i+n, col+2 // an emoji takes two columns in a terminal
-					continue
-				}
-			}
 			switch {
 			case r == '\t':
 				for n := 4 - col%4; n > 0; n-- {
@@ -259,8 +250,14 @@ func (e *engine) preAtoms(line []preRun) []atom {
 				b.WriteRune(r) // kept for shape, which removes them
 			case r == '\r' || dropped(r):
 			default:
-				r, face := e.resolve(r, want)
-				put(r, face)
+				rr, face := e.resolve(r, want)
+				if a, n, ok := e.emojiAt(run.text[i:], r, utf8.RuneLen(r), rr, st); ok {
+					flush()
+					out = append(out, a)
+					skip, col = i+n, col+2 // an emoji takes two columns in a terminal
+					continue
+				}
+				put(rr, face)
 			}
 		}
 	}
