@@ -158,15 +158,7 @@ func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
 		return err == nil && rss < limit
 	})
 	n.release()
-	for i, ch := range neighbours {
-		got := <-ch
-		if got.err != nil {
-			t.Fatalf("neighbour %d: %v (code %v), want its PDF", i, got.err, stage.CodeOf(got.err))
-		}
-		if text, want := pdfText(t, got.res.PDF), fmt.Sprintf("neighbour %d", i); !strings.Contains(text, want) {
-			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
-		}
-	}
+	wantNeighboursPrinted(t, neighbours)
 	if now := currentProc(t, r); now.pgid != old.pgid {
 		t.Fatal("a new browser")
 	}
@@ -208,15 +200,7 @@ func TestMemoryWatchdogRetriesNeighbours(t *testing.T) {
 	}
 	groupGone(t, old.pgid)
 	n.release()
-	for i, ch := range neighbours {
-		got := <-ch
-		if got.err != nil {
-			t.Fatalf("neighbour %d: %v (code %v), want its PDF", i, got.err, stage.CodeOf(got.err))
-		}
-		if text, want := pdfText(t, got.res.PDF), fmt.Sprintf("neighbour %d", i); !strings.Contains(text, want) {
-			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
-		}
-	}
+	wantNeighboursPrinted(t, neighbours)
 	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 1 || s.Launches != 2 || s.Retried != 3 || s.Rendered != 3 {
 		t.Fatalf("stats %+v, want 1 render stopped, 1 restart, 2 launches, 3 retried, 3 PDFs", s)
 	}
@@ -318,5 +302,20 @@ func TestMemoryWatchdogStopAfterPrintSparesNextRender(t *testing.T) {
 	}
 	if s := r.Stats(); s.Launches != 1 || s.Rendered != 2 {
 		t.Fatalf("stats %+v, want 1 launch, 2 PDFs", s)
+	}
+}
+
+// wantNeighboursPrinted waits for each neighbour's render and wants its
+// PDF, which says "neighbour i".
+func wantNeighboursPrinted(t *testing.T, neighbours []<-chan result) {
+	t.Helper()
+	for i, ch := range neighbours {
+		got := <-ch
+		if got.err != nil {
+			t.Fatalf("neighbour %d: %v (code %v), want its PDF", i, got.err, stage.CodeOf(got.err))
+		}
+		if text, want := pdfText(t, got.res.PDF), fmt.Sprintf("neighbour %d", i); !strings.Contains(text, want) {
+			t.Errorf("neighbour %d printed %q, want %q", i, text, want)
+		}
 	}
 }
