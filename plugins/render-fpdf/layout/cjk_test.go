@@ -24,6 +24,17 @@ func TestBreakBetween(t *testing.T) {
 		{'(', '中', false},
 		{'。', '中', true},
 		{'」', '中', true},
+		{'d', '⌚', true}, // emoji of UAX #14's ID and EB classes, as Chromium breaks
+		{'⌚', 'w', true},
+		{'a', '☕', true},
+		{'✊', 'b', true},
+		{'❤', 'x', true},
+		{'⌚', '.', false},
+		{'a', '✅', false}, // AL, a letter to a line breaker
+		{'✅', 'a', false},
+		{'a', '⚠', false},
+		{'a', '✨', false},
+		{'a', '→', false},
 	} {
 		if got := breakBetween(tc.a, tc.b); got != tc.want {
 			t.Errorf("breakBetween(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
