@@ -70,6 +70,20 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		CodeColor: t.CodeColor, QuoteBar: t.QuoteBar, TableHeaderFill: t.TableHeaderFill,
 		AccentColor: t.AccentColor, Margins: t.Margins[:], ParagraphSpacing: t.ParagraphSpacing,
 		HeadingRule: t.HeadingRule, CodePalette: paletteToPB(t.CodePalette),
+		AlertColors: alertsToPB(t.AlertColors),
+	}
+}
+
+func alertsToPB(a stage.AlertColors) *pb.AlertColors {
+	if a == (stage.AlertColors{}) {
+		return nil
+	}
+	return &pb.AlertColors{Note: a.Note, Tip: a.Tip, Important: a.Important, Warning: a.Warning, Caution: a.Caution}
+}
+
+func alertsFromPB(a *pb.AlertColors) stage.AlertColors {
+	return stage.AlertColors{
+		Note: a.GetNote(), Tip: a.GetTip(), Important: a.GetImportant(), Warning: a.GetWarning(), Caution: a.GetCaution(),
 	}
 }
 
@@ -99,6 +113,7 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		CodeColor: t.GetCodeColor(), QuoteBar: t.GetQuoteBar(), TableHeaderFill: t.GetTableHeaderFill(),
 		AccentColor: t.GetAccentColor(), ParagraphSpacing: t.GetParagraphSpacing(), HeadingRule: t.GetHeadingRule(),
 		CodePalette: paletteFromPB(t.GetCodePalette()),
+		AlertColors: alertsFromPB(t.GetAlertColors()),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.Margins[:], t.GetMargins())

@@ -51,6 +51,19 @@ type Tokens struct {
 	// CodePalette colours the tokens of a fenced code block that names
 	// its language. The zero palette draws code in CodeColor alone.
 	CodePalette CodePalette
+	// AlertColors colour the bar and title of GitHub's alerts
+	// (> [!NOTE] ...). The zero value draws GitHub's colours.
+	AlertColors AlertColors
+}
+
+// AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
+// colour is GitHub's for that kind.
+type AlertColors struct {
+	Note      string
+	Tip       string
+	Important string
+	Warning   string
+	Caution   string
 }
 
 // CodePalette is a colour (#rrggbb) per class of code token, the classes

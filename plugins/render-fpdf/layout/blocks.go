@@ -441,7 +441,7 @@ func (e *engine) codeLines(code string, spans []highlight.Span, st *style) iter.
 
 func (e *engine) blockquote(n *stage.Node) {
 	defer e.restoreDirection(e.rtl, e.inherit)
-	title, body, alert := alertParts(n)
+	title, body, alert := e.alertParts(n)
 	// An alert's direction is its body's, not its English title's, as the
 	// HTML's title with a dir="auto" of its own leaves it.
 	e.container(body)
@@ -476,26 +476,26 @@ func (e *engine) blockquote(n *stage.Node) {
 	e.addGap(e.th.gap)
 }
 
-// alertColors are GitHub's (light theme) for its alerts' bars and titles.
-var alertColors = map[string]RGB{
-	"note":      {0x09, 0x69, 0xda},
-	"tip":       {0x1a, 0x7f, 0x37},
-	"important": {0x82, 0x50, 0xdf},
-	"warning":   {0x9a, 0x67, 0x00},
-	"caution":   {0xd1, 0x24, 0x2f},
-}
+// alertKinds are the kinds of GitHub's alerts, in the order of
+// theme.alerts.
+var alertKinds = [...]string{"note", "tip", "important", "warning", "caution"}
 
 // alertParts splits a quote that is one of GitHub's alerts (see
-// stage.Node) into its title paragraph, its body and its colour. A plain
-// quote, or an alert of a kind this backend does not know, has no title:
-// its blocks are all body, and a title paragraph among them prints as the
-// quote's first line.
-func alertParts(n *stage.Node) (title *stage.Node, body []*stage.Node, c RGB) {
-	c, ok := alertColors[n.Attr("alert")]
-	if !ok || len(n.Children) == 0 || n.Children[0] == nil || n.Children[0].Attr("alert_title") == "" {
+// stage.Node) into its title paragraph, its body and its colour, the
+// theme's for its kind. A plain quote, or an alert of a kind this backend
+// does not know, has no title: its blocks are all body, and a title
+// paragraph among them prints as the quote's first line.
+func (e *engine) alertParts(n *stage.Node) (title *stage.Node, body []*stage.Node, c RGB) {
+	kind := n.Attr("alert")
+	if kind == "" || len(n.Children) == 0 || n.Children[0] == nil || n.Children[0].Attr("alert_title") == "" {
 		return nil, n.Children, RGB{}
 	}
-	return n.Children[0], n.Children[1:], c
+	for i, k := range alertKinds {
+		if k == kind {
+			return n.Children[0], n.Children[1:], e.th.alerts[i]
+		}
+	}
+	return nil, n.Children, RGB{}
 }
 
 // alertTitle lays out an alert's title in bold in the alert's colour, on

@@ -25,6 +25,9 @@ type theme struct {
 	// and every class when it is empty, is codeText.
 	palette map[string]RGB
 
+	// alerts colour the bar and title of GitHub's alerts, by alertKinds.
+	alerts [len(alertKinds)]RGB
+
 	margins     [4]float64 // top, right, bottom, left
 	gap         float64
 	headingRule bool
@@ -41,6 +44,10 @@ var defaultTokens = stage.Tokens{
 	TableHeaderFill: "#f6f8fa", AccentColor: "#d1d9e0",
 	Margins:          [4]float64{56, 56, 56, 56},
 	ParagraphSpacing: 9,
+	// GitHub's (light theme), which every theme of style-themes sends
+	// unless an operator's design changes them; a styler older than
+	// alert_colors sends none.
+	AlertColors: stage.AlertColors{Note: "#0969da", Tip: "#1a7f37", Important: "#8250df", Warning: "#9a6700", Caution: "#d1242f"},
 }
 
 func family(name string, def fonts.Family) fonts.Family {
@@ -91,6 +98,11 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.tableHeaderFill = color(t.TableHeaderFill, t.CodeBackground, d.TableHeaderFill)
 	th.accent = color(t.AccentColor, t.RuleColor, d.AccentColor)
 	th.margins = fitMargins(t.Margins, d.Margins, page)
+	a, da := t.AlertColors, d.AlertColors
+	th.alerts = [...]RGB{
+		color(a.Note, da.Note), color(a.Tip, da.Tip), color(a.Important, da.Important),
+		color(a.Warning, da.Warning), color(a.Caution, da.Caution),
+	}
 	for _, class := range highlight.Classes {
 		if c, ok := parseColor(highlight.Colour(t.CodePalette, class)); ok {
 			if th.palette == nil {

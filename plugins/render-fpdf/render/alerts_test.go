@@ -73,3 +73,44 @@ func TestRenderPartsAlerts(t *testing.T) {
 		})
 	}
 }
+
+// TestAlertColoursFromTokens draws each kind of alert in the colour the
+// tokens give it (an operator's design, through style-themes), and in
+// GitHub's when the tokens carry none (a styler older than alert_colors).
+func TestAlertColoursFromTokens(t *testing.T) {
+	needTool(t, "pdftoppm")
+	r := newRenderer(t, `{}`)
+	d := alertsDoc(t)
+	github := map[string]colour{
+		"note": {0x09, 0x69, 0xda, 2}, "tip": {0x1a, 0x7f, 0x37, 2}, "important": {0x82, 0x50, 0xdf, 2},
+		"warning": {0x9a, 0x67, 0x00, 2}, "caution": {0xd1, 0x24, 0x2f, 2},
+	}
+	operator := map[string]colour{
+		"note": {0x00, 0xff, 0xff, 2}, "tip": {0xff, 0x00, 0xff, 2}, "important": {0xff, 0xff, 0x00, 2},
+		"warning": {0x00, 0x00, 0xff, 2}, "caution": {0x00, 0xff, 0x00, 2},
+	}
+	tokens := basicTokens
+	tokens.AlertColors = stage.AlertColors{Note: "#00ffff", Tip: "#ff00ff", Important: "#ffff00", Warning: "#0000ff", Caution: "#00ff00"}
+	for _, tc := range []struct {
+		name      string
+		tokens    stage.Tokens
+		want, not map[string]colour
+	}{
+		{"operator", tokens, operator, github},
+		{"none sent", basicTokens, github, operator},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: d, tokens: tc.tokens, numbering: stage.NumberingNone})
+			const dpi = 72
+			w, h, px := rasterRGB(t, resp.PDF, dpi)
+			for kind, c := range tc.want {
+				if n := countNear(w, h, px, dpi, 0, 0, float64(w), float64(h), c); n < 100 {
+					t.Errorf("%s: %d pixels of its colour %v on page 1", kind, n, c)
+				}
+				if n := countNear(w, h, px, dpi, 0, 0, float64(w), float64(h), tc.not[kind]); n > 0 {
+					t.Errorf("%s: %d pixels of the colour %v it should not have", kind, n, tc.not[kind])
+				}
+			}
+		})
+	}
+}

@@ -50,6 +50,8 @@ func TestConfigureErrors(t *testing.T) {
 		{name: "bad font", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"bodyFont": "comic"}`}, want: "bodyFont must be"},
 		{name: "bad size", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"headingSizes": [20, 16, 0, 12, 11, 11]}`}, want: "headingSizes[2] must be between"},
 		{name: "bad palette colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"codePalette": {"keyword": "red"}}`}, want: "codePalette.keyword must be empty or a lower-case #rrggbb"},
+		{name: "bad alert colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"alertColors": {"warning": ""}}`}, want: "alertColors.warning must be a lower-case #rrggbb"},
+		{name: "unknown alert kind", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"alertColors": {"danger": "#000000"}}`}, want: `unknown field "danger"`},
 		{name: "unknown palette class", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"codePalette": {"operator": "#000000"}}`}, want: `unknown field "operator"`},
 		{name: "bad base", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"base": "fancy"}`}, want: `base must be "modern" or "basic"`},
 	}
@@ -80,7 +82,7 @@ func TestConfigureErrors(t *testing.T) {
 func TestThemesDir(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"basic.css":  "h1 { text-transform: uppercase; }",
-		"basic.json": `{"headingColor": "#7b1fa2", "headingRule": true, "codePalette": {"keyword": "#ff0000", "comment": ""}}`,
+		"basic.json": `{"headingColor": "#7b1fa2", "headingRule": true, "codePalette": {"keyword": "#ff0000", "comment": ""}, "alertColors": {"warning": "#ff6600"}}`,
 		"modern.css": "body { letter-spacing: 0.01em; }",
 		"notes.txt":  "ignored",
 	})
@@ -108,6 +110,11 @@ func TestThemesDir(t *testing.T) {
 	if p := corp.CodePalette; p.Keyword != "#ff0000" || p.Comment != "" || p.String != basic.CodePalette.String {
 		t.Errorf("basic.json palette %+v does not overlay basic's %+v", p, basic.CodePalette)
 	}
+	// The alerts' colours overlay kind by kind, and reach the CSS as the
+	// tokens carry them.
+	if a := corp.AlertColors; a.Warning != "#ff6600" || a.Note != basic.AlertColors.Note || a.Note != "#0969da" {
+		t.Errorf("basic.json alert colours %+v do not overlay basic's %+v", a, basic.AlertColors)
+	}
 	// modern.css alone keeps modern's design.
 	plain, _ := s.Tokens("modern", a4(t))
 	modern, _ := builtin.Tokens("modern", a4(t))
@@ -115,7 +122,8 @@ func TestThemesDir(t *testing.T) {
 		t.Errorf("a theme without JSON should keep its design: %+v", plain)
 	}
 	doc := style(t, s, &stage.StyleRequest{Document: stage.Document{HTML: body}, Theme: "basic", Page: a4(t)})
-	inOrder(t, doc, "@layer mdpress-theme {", "--md-heading: #7b1fa2;", "h1 { text-transform: uppercase; }", "@page", userCSS)
+	inOrder(t, doc, "@layer mdpress-theme {", "--md-heading: #7b1fa2;", ".markdown-alert-note { --md-alert: #0969da; }",
+		".markdown-alert-warning { --md-alert: #ff6600; }", "h1 { text-transform: uppercase; }", "@page", userCSS)
 	doc = style(t, s, &stage.StyleRequest{Theme: "modern", Page: a4(t)})
 	if !strings.Contains(doc, "letter-spacing: 0.01em") || strings.Contains(doc, "zebra") || strings.Contains(doc, "nth-child(even)") {
 		t.Error("modern.css in themesDir did not replace the built-in stylesheet")

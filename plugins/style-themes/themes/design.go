@@ -35,6 +35,27 @@ type design struct {
 	// CodePalette colours the tokens of code blocks that name their
 	// language; a class left empty is codeColor.
 	CodePalette codePalette `json:"codePalette"`
+	// AlertColors colour the bar and title of each kind of GitHub alert.
+	AlertColors alertColors `json:"alertColors"`
+}
+
+// alertColors is stage.AlertColors with the JSON keys of a design file.
+type alertColors struct {
+	Note      string `json:"note"`
+	Tip       string `json:"tip"`
+	Important string `json:"important"`
+	Warning   string `json:"warning"`
+	Caution   string `json:"caution"`
+}
+
+// githubAlerts are GitHub's (light theme) colours of its alerts, which
+// both built-in themes keep: a reader knows a warning by its amber.
+var githubAlerts = alertColors{
+	Note:      "#0969da",
+	Tip:       "#1a7f37",
+	Important: "#8250df",
+	Warning:   "#9a6700",
+	Caution:   "#d1242f",
 }
 
 // codePalette is stage.CodePalette with the JSON keys of a design file.
@@ -106,6 +127,7 @@ var modernDesign = design{
 	MarginBottom:     62,
 	PageNumberSize:   8.5,
 	CodePalette:      modernPalette,
+	AlertColors:      githubAlerts,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -132,6 +154,7 @@ var basicDesign = design{
 	MarginBottom:     72,
 	PageNumberSize:   10,
 	CodePalette:      githubPalette,
+	AlertColors:      githubAlerts,
 }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -177,6 +200,14 @@ func (d design) validate() error {
 	for _, c := range colors {
 		if !hexColor.MatchString(c.v) {
 			return fmt.Errorf("%s must be a lower-case #rrggbb colour, got %q", c.key, c.v)
+		}
+	}
+	a := d.AlertColors
+	for _, c := range []struct{ key, v string }{
+		{"note", a.Note}, {"tip", a.Tip}, {"important", a.Important}, {"warning", a.Warning}, {"caution", a.Caution},
+	} {
+		if !hexColor.MatchString(c.v) {
+			return fmt.Errorf("alertColors.%s must be a lower-case #rrggbb colour, got %q", c.key, c.v)
 		}
 	}
 	p := stage.CodePalette(d.CodePalette)
@@ -230,6 +261,7 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		ParagraphSpacing: round2(d.ParagraphSpacing * typ),
 		HeadingRule:      d.HeadingRule,
 		CodePalette:      stage.CodePalette(d.CodePalette),
+		AlertColors:      stage.AlertColors(d.AlertColors),
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

@@ -41,7 +41,9 @@
 //	 "pageNumberSize": 9,
 //	 "codePalette": {"comment": "#6a737d", "keyword": "#d73a49", "string": "#032f62",
 //	   "constant": "#005cc5", "entity": "#6f42c1", "tag": "#22863a", "variable": "#e36209",
-//	   "inserted": "#22863a", "deleted": "#b31d28", "heading": "#005cc5"}}
+//	   "inserted": "#22863a", "deleted": "#b31d28", "heading": "#005cc5"},
+//	 "alertColors": {"note": "#0969da", "tip": "#1a7f37", "important": "#8250df",
+//	   "warning": "#9a6700", "caution": "#d1242f"}}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -50,6 +52,11 @@
 // styler wraps the block's tokens in <span class="hl-<class>"> and writes
 // the palette inside the theme's layer, so a stylesheet can restyle the
 // spans; render-fpdf draws the same palette from the tokens.
+//
+// alertColors colour the bar and title of each kind of GitHub alert
+// (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps
+// the base's colour. The styler writes them as the alert's --md-alert,
+// and render-fpdf draws the same colours from the tokens.
 //
 // Sizes are points on an A4 page; smaller pages scale margins down with
 // their short side, and pages smaller than A6 scale the type down too (to

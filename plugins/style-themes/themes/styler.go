@@ -176,6 +176,7 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 	b.WriteString("</title>\n<style id=\"mdpress-theme\">\n@layer mdpress-theme {\n")
 	writeVars(&b, fit)
 	b.WriteString(printCSS)
+	writeAlertCSS(&b, fit.AlertColors)
 	writePaletteCSS(&b, fit.CodePalette)
 	b.WriteString(t.css)
 	b.WriteString("\n}\n</style>\n<style id=\"mdpress-page\">\n")
@@ -220,8 +221,9 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 // fonts-dejavu-extra; the fallback, Noto Sans Math (fonts-noto-core),
 // draws the radical but keeps the display sum small.
 //
-// GitHub's alerts (parse-goldmark writes GitHub's HTML): GitHub's colour
-// of each kind as --md-alert, which the themes draw the bar and title in;
+// GitHub's alerts (parse-goldmark writes GitHub's HTML): the theme's
+// colour of each kind (AlertColors, GitHub's unless a design says
+// otherwise) as --md-alert, which the themes draw the bar and title in;
 // the octicon at the title's size; and the title on the alert's side,
 // since it keeps GitHub's dir="auto" and would otherwise follow its
 // English word rather than the alert's content. Here rather than in each
@@ -229,14 +231,27 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 const printCSS = "details::details-content { content-visibility: visible; }\n" +
 	"sup[id] { display: inline-block; }\n" +
 	"math { font-family: \"DejaVu Math TeX Gyre\", \"Noto Sans Math\", math; }\n" +
-	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n" +
-	".markdown-alert-note { --md-alert: #0969da; }\n" +
-	".markdown-alert-tip { --md-alert: #1a7f37; }\n" +
-	".markdown-alert-important { --md-alert: #8250df; }\n" +
-	".markdown-alert-warning { --md-alert: #9a6700; }\n" +
-	".markdown-alert-caution { --md-alert: #d1242f; }\n" +
-	".markdown-alert-title .octicon { width: 1em; height: 1em; margin-inline-end: 0.5em; vertical-align: -0.125em; fill: currentColor; }\n" +
+	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n"
+
+// alertCSS follows the alerts' colours, written from the tokens by
+// writeAlertCSS so that render-fpdf, which reads the tokens, draws the
+// same colours.
+const alertCSS = ".markdown-alert-title .octicon { width: 1em; height: 1em; margin-inline-end: 0.5em; vertical-align: -0.125em; fill: currentColor; }\n" +
 	".markdown-alert:dir(rtl) > .markdown-alert-title { text-align: right; }\n"
+
+// writeAlertCSS writes each alert kind's colour as --md-alert.
+func writeAlertCSS(b *strings.Builder, a stage.AlertColors) {
+	for _, kind := range [...]struct{ name, colour string }{
+		{"note", a.Note}, {"tip", a.Tip}, {"important", a.Important}, {"warning", a.Warning}, {"caution", a.Caution},
+	} {
+		b.WriteString(".markdown-alert-")
+		b.WriteString(kind.name)
+		b.WriteString(" { --md-alert: ")
+		b.WriteString(kind.colour)
+		b.WriteString("; }\n")
+	}
+	b.WriteString(alertCSS)
+}
 
 // maxPagePt is the largest page side PDF allows (200 in).
 const maxPagePt = 14400

@@ -471,7 +471,10 @@ type Tokens struct {
 	HeadingRule      bool                   `protobuf:"varint,20,opt,name=heading_rule,json=headingRule,proto3" json:"heading_rule,omitempty"`
 	// code_palette: the colours of a fenced code block's tokens. Absent
 	// (a styler older than it): code is drawn in code_color alone.
-	CodePalette   *CodePalette `protobuf:"bytes,21,opt,name=code_palette,json=codePalette,proto3" json:"code_palette,omitempty"`
+	CodePalette *CodePalette `protobuf:"bytes,21,opt,name=code_palette,json=codePalette,proto3" json:"code_palette,omitempty"`
+	// alert_colors: the bar and title colour of each kind of GitHub alert
+	// (> [!NOTE] ...). Absent (a styler older than it): GitHub's colours.
+	AlertColors   *AlertColors `protobuf:"bytes,22,opt,name=alert_colors,json=alertColors,proto3" json:"alert_colors,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -653,6 +656,91 @@ func (x *Tokens) GetCodePalette() *CodePalette {
 	return nil
 }
 
+func (x *Tokens) GetAlertColors() *AlertColors {
+	if x != nil {
+		return x.AlertColors
+	}
+	return nil
+}
+
+// AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
+// one is GitHub's for that kind.
+type AlertColors struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Note          string                 `protobuf:"bytes,1,opt,name=note,proto3" json:"note,omitempty"`
+	Tip           string                 `protobuf:"bytes,2,opt,name=tip,proto3" json:"tip,omitempty"`
+	Important     string                 `protobuf:"bytes,3,opt,name=important,proto3" json:"important,omitempty"`
+	Warning       string                 `protobuf:"bytes,4,opt,name=warning,proto3" json:"warning,omitempty"`
+	Caution       string                 `protobuf:"bytes,5,opt,name=caution,proto3" json:"caution,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlertColors) Reset() {
+	*x = AlertColors{}
+	mi := &file_common_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlertColors) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlertColors) ProtoMessage() {}
+
+func (x *AlertColors) ProtoReflect() protoreflect.Message {
+	mi := &file_common_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlertColors.ProtoReflect.Descriptor instead.
+func (*AlertColors) Descriptor() ([]byte, []int) {
+	return file_common_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *AlertColors) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+func (x *AlertColors) GetTip() string {
+	if x != nil {
+		return x.Tip
+	}
+	return ""
+}
+
+func (x *AlertColors) GetImportant() string {
+	if x != nil {
+		return x.Important
+	}
+	return ""
+}
+
+func (x *AlertColors) GetWarning() string {
+	if x != nil {
+		return x.Warning
+	}
+	return ""
+}
+
+func (x *AlertColors) GetCaution() string {
+	if x != nil {
+		return x.Caution
+	}
+	return ""
+}
+
 // CodePalette is a colour (#rrggbb) per class of code token; an empty one
 // draws that class in Tokens.code_color.
 type CodePalette struct {
@@ -673,7 +761,7 @@ type CodePalette struct {
 
 func (x *CodePalette) Reset() {
 	*x = CodePalette{}
-	mi := &file_common_proto_msgTypes[7]
+	mi := &file_common_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -685,7 +773,7 @@ func (x *CodePalette) String() string {
 func (*CodePalette) ProtoMessage() {}
 
 func (x *CodePalette) ProtoReflect() protoreflect.Message {
-	mi := &file_common_proto_msgTypes[7]
+	mi := &file_common_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -698,7 +786,7 @@ func (x *CodePalette) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CodePalette.ProtoReflect.Descriptor instead.
 func (*CodePalette) Descriptor() ([]byte, []int) {
-	return file_common_proto_rawDescGZIP(), []int{7}
+	return file_common_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CodePalette) GetComment() string {
@@ -806,7 +894,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xdb\x05\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\x97\x06\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -835,7 +923,14 @@ const file_common_proto_rawDesc = "" +
 	"\amargins\x18\x12 \x03(\x01R\amargins\x12+\n" +
 	"\x11paragraph_spacing\x18\x13 \x01(\x01R\x10paragraphSpacing\x12!\n" +
 	"\fheading_rule\x18\x14 \x01(\bR\vheadingRule\x12:\n" +
-	"\fcode_palette\x18\x15 \x01(\v2\x17.mdpress.v1.CodePaletteR\vcodePalette\"\x9a\x02\n" +
+	"\fcode_palette\x18\x15 \x01(\v2\x17.mdpress.v1.CodePaletteR\vcodePalette\x12:\n" +
+	"\falert_colors\x18\x16 \x01(\v2\x17.mdpress.v1.AlertColorsR\valertColors\"\x85\x01\n" +
+	"\vAlertColors\x12\x12\n" +
+	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
+	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
+	"\timportant\x18\x03 \x01(\tR\timportant\x12\x18\n" +
+	"\awarning\x18\x04 \x01(\tR\awarning\x12\x18\n" +
+	"\acaution\x18\x05 \x01(\tR\acaution\"\x9a\x02\n" +
 	"\vCodePalette\x12\x18\n" +
 	"\acomment\x18\x01 \x01(\tR\acomment\x12\x18\n" +
 	"\akeyword\x18\x02 \x01(\tR\akeyword\x12%\n" +
@@ -861,7 +956,7 @@ func file_common_proto_rawDescGZIP() []byte {
 	return file_common_proto_rawDescData
 }
 
-var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_common_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_common_proto_goTypes = []any{
 	(*PageSize)(nil),    // 0: mdpress.v1.PageSize
 	(*Plan)(nil),        // 1: mdpress.v1.Plan
@@ -870,17 +965,19 @@ var file_common_proto_goTypes = []any{
 	(*Heading)(nil),     // 4: mdpress.v1.Heading
 	(*Document)(nil),    // 5: mdpress.v1.Document
 	(*Tokens)(nil),      // 6: mdpress.v1.Tokens
-	(*CodePalette)(nil), // 7: mdpress.v1.CodePalette
+	(*AlertColors)(nil), // 7: mdpress.v1.AlertColors
+	(*CodePalette)(nil), // 8: mdpress.v1.CodePalette
 }
 var file_common_proto_depIdxs = []int32{
 	1, // 0: mdpress.v1.Principal.plan:type_name -> mdpress.v1.Plan
 	4, // 1: mdpress.v1.Document.outline:type_name -> mdpress.v1.Heading
-	7, // 2: mdpress.v1.Tokens.code_palette:type_name -> mdpress.v1.CodePalette
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	8, // 2: mdpress.v1.Tokens.code_palette:type_name -> mdpress.v1.CodePalette
+	7, // 3: mdpress.v1.Tokens.alert_colors:type_name -> mdpress.v1.AlertColors
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_common_proto_init() }
@@ -894,7 +991,7 @@ func file_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_common_proto_rawDesc), len(file_common_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
