@@ -13,6 +13,8 @@ import (
 const (
 	droidFallback = "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"
 	nanumGothic   = "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"
+	// nanumGothicBold is fonts-nanum's bold face of NanumGothic.
+	nanumGothicBold = "/usr/share/fonts/truetype/nanum/NanumGothicBold.ttf"
 )
 
 const cjk = "中文段落。日本語のテキスト、カタカナ。한국어 문단입니다."
@@ -115,8 +117,46 @@ func TestFallbackRefused(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming it and containing %q", tc.name, err, tc.want)
 		}
 	}
+	// A bold face that is not a usable font is named alike.
+	_, err = set.WithFallbacks(FontFile{Name: "/fonts/ok.ttf", Data: ttf, Bold: &FontFile{Name: "/fonts/ok-bold.otf", Data: otf}})
+	if err == nil || !strings.Contains(err.Error(), "/fonts/ok-bold.otf: ") {
+		t.Errorf("bold face: error %v, want one naming it", err)
+	}
 	if _, err := set.WithFallbacks(make([]FontFile, MaxFallbacks+1)...); err == nil {
 		t.Error("more than MaxFallbacks fonts accepted")
+	}
+}
+
+// TestFallbackBold: a fallback font given with its bold face has that
+// face as BoldOf, taken as bold (so that it is not emboldened again),
+// after the fallbacks' IDs; one without has none, and the bold face is no
+// fallback of its own.
+func TestFallbackBold(t *testing.T) {
+	files := systemFonts(t)
+	data, err := os.ReadFile(nanumGothicBold)
+	if err != nil {
+		t.Skipf("no %s: %v", nanumGothicBold, err)
+	}
+	files[1].Bold = &FontFile{Name: nanumGothicBold, Data: data}
+	set, err := loadSet(t).WithFallbacks(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := set.Fallbacks(); len(got) != 2 {
+		t.Fatalf("Fallbacks() = %v", got)
+	}
+	if _, ok := set.BoldOf(Count); ok {
+		t.Error("Droid has a bold face")
+	}
+	b, ok := set.BoldOf(Count + 1)
+	if !ok || b != Count+MaxFallbacks+1 || set.Face(b) == nil || !set.Face(b).Bold || set.Face(b).Name != "NanumGothicBold" {
+		t.Fatalf("BoldOf(NanumGothic) = %d, %v", b, ok)
+	}
+	if !set.Face(b).Has('한') || set.Face(b).Width('한') == 0 {
+		t.Error("the bold face lacks Hangul")
+	}
+	if _, ok := set.BoldOf(Of(Sans, Regular)); ok {
+		t.Error("a DejaVu face has a fallback bold face")
 	}
 }
 
@@ -139,7 +179,7 @@ func TestFallbackNamesDiffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := loadSet(t).WithFallbacks(FontFile{"/a/X.ttf", ttf}, FontFile{"/b/X.ttf", ttf}, FontFile{"/c/DejaVuSans.ttf", ttf})
+	set, err := loadSet(t).WithFallbacks(FontFile{Name: "/a/X.ttf", Data: ttf}, FontFile{Name: "/b/X.ttf", Data: ttf}, FontFile{Name: "/c/DejaVuSans.ttf", Data: ttf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,8 @@ const (
 )
 
 // ID names a face: one of the twelve DejaVu faces, Family*4 + Style, or
-// from Count up a fallback face (Fallbacks).
+// from Count up a fallback face (Fallbacks), and from Count+MaxFallbacks
+// up the bold face a fallback font may come with (BoldOf).
 type ID int
 
 // Count is the number of DejaVu faces.
@@ -56,8 +57,9 @@ const Count = 12
 // script needs more than a handful of fonts to cover it.
 const MaxFallbacks = 8
 
-// MaxFaces bounds the IDs of a Set's faces, DejaVu and fallbacks.
-const MaxFaces = Count + MaxFallbacks
+// MaxFaces bounds the IDs of a Set's faces: DejaVu, fallbacks and their
+// bold faces.
+const MaxFaces = Count + 2*MaxFallbacks
 
 // Of returns the face ID of a family and style.
 func Of(f Family, s Style) ID { return ID(int(f)*4 + int(s)) }
@@ -96,6 +98,9 @@ type Set struct {
 	// are read from the binary.
 	files     [MaxFaces][]byte
 	fallbacks []ID
+	// bold is the bold face of each fallback face that has one, by the
+	// fallback's index; 0 for none.
+	bold [MaxFallbacks]ID
 }
 
 // Load parses the embedded fonts. It costs tens of milliseconds; call it
@@ -126,30 +131,45 @@ func (s *Set) Face(id ID) *Face { return s.faces[id] }
 // consulted.
 func (s *Set) Fallbacks() []ID { return s.fallbacks }
 
+// BoldOf returns the bold face of fallback face id, if its font came with
+// one.
+func (s *Set) BoldOf(id ID) (ID, bool) {
+	if id < Count || id >= Count+MaxFallbacks {
+		return 0, false
+	}
+	b := s.bold[id-Count]
+	return b, b != 0
+}
+
 // FontFile is a TrueType font file an operator gave, and what to call it
-// in errors (its path).
+// in errors (its path). Bold, for a fallback font, is the file of its
+// bold face: the family's own bold, which draws bold text where the
+// regular face's outlines would otherwise be stroked thicker.
 type FontFile struct {
 	Name string
 	Data []byte
+	Bold *FontFile
 }
 
 // WithFallbacks returns a copy of s that also holds the faces of files, to
 // draw the characters no DejaVu face has, the first file that has one
 // drawing it. Each file is parsed here, once: a file that is not a
 // TrueType font with glyf outlines and a Unicode BMP cmap is an error
-// naming it. The copy shares s's DejaVu faces.
+// naming it. A file's bold face is parsed alike, and is taken as bold
+// whatever its head table says, since it was named as such. The copy
+// shares s's DejaVu faces.
 func (s *Set) WithFallbacks(files ...FontFile) (*Set, error) {
 	if len(files) > MaxFallbacks {
 		return nil, fmt.Errorf("%d fallback fonts, at most %d", len(files), MaxFallbacks)
 	}
 	out := *s
 	out.fallbacks = nil
+	out.bold = [MaxFallbacks]ID{}
 	names := map[string]bool{}
 	for i := range s.faces[:Count] {
 		names[s.faces[i].Name] = true
 	}
-	for i, file := range files {
-		id := ID(Count + i)
+	add := func(id ID, file FontFile) (*Face, error) {
 		name := fontName(file.Name)
 		// fpdf keys font programs by this name: two files called alike
 		// would share one program.
@@ -165,7 +185,24 @@ func (s *Set) WithFallbacks(files ...FontFile) (*Set, error) {
 			return nil, fmt.Errorf("%s: %w", file.Name, err)
 		}
 		out.faces[id], out.files[id] = f, file.Data
+		return f, nil
+	}
+	for i, file := range files {
+		id := ID(Count + i)
+		if _, err := add(id, file); err != nil {
+			return nil, err
+		}
 		out.fallbacks = append(out.fallbacks, id)
+		if file.Bold == nil {
+			continue
+		}
+		bold := ID(Count + MaxFallbacks + i)
+		f, err := add(bold, *file.Bold)
+		if err != nil {
+			return nil, err
+		}
+		f.Bold = true
+		out.bold[i] = bold
 	}
 	return &out, nil
 }

@@ -85,8 +85,9 @@ func dropped(r rune) bool {
 // the same style (the widest coverage), else upright DejaVu Sans of the
 // same weight (the oblique faces have no Arabic, and a browser draws text
 // its italic font lacks upright too), else the first of the operator's
-// fallback fonts that has it (one face each: the painter synthesizes the
-// bold and italic it lacks, see synthetic), else the replacement character.
+// fallback fonts that has it (in its bold face for bold text when the
+// operator gave one that has r; the painter synthesizes the bold and
+// italic a font lacks, see synthetic), else the replacement character.
 func (e *engine) resolve(r rune, want fonts.ID) (rune, fonts.ID) {
 	if e.fonts.Face(want).Has(r) {
 		return r, want
@@ -99,6 +100,11 @@ func (e *engine) resolve(r rune, want fonts.ID) (rune, fonts.ID) {
 	}
 	for _, id := range e.fonts.Fallbacks() {
 		if e.fonts.Face(id).Has(r) {
+			if want.Style()&fonts.Bold != 0 {
+				if b, ok := e.fonts.BoldOf(id); ok && e.fonts.Face(b).Has(r) {
+					return r, b
+				}
+			}
 			return r, id
 		}
 	}

@@ -20,13 +20,14 @@ import (
 
 // The system fallbacks CI installs (fonts-droid-fallback, fonts-nanum).
 var (
-	droidFont = SystemFallbacks[0]
-	nanumFont = SystemFallbacks[1]
+	droidFont = SystemFallbacks[0].Path
+	nanumFont = SystemFallbacks[1].Path
+	nanumBold = SystemFallbacks[1].Bold
 )
 
 func needFallbacks(t testing.TB) {
 	t.Helper()
-	for _, p := range SystemFallbacks {
+	for _, p := range []string{droidFont, nanumFont, nanumBold} {
 		if _, err := os.Stat(p); err != nil {
 			t.Skipf("no %s (apt-get install fonts-droid-fallback fonts-nanum)", p)
 		}
@@ -191,7 +192,7 @@ func TestNoFallbackUnchanged(t *testing.T) {
 
 	// The default takes the system fallbacks that exist.
 	logs.Reset()
-	r := New(log, WithFonts(mustFonts(t)), WithSystemFallbacks(droidFont, "/nonexistent/font.ttf"))
+	r := New(log, WithFonts(mustFonts(t)), WithSystemFallbacks(FallbackFont{Path: droidFont}, FallbackFont{Path: "/nonexistent/font.ttf"}))
 	if _, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestFallbackConfigErrors(t *testing.T) {
 		{`{"fallbackFonts": ["` + ttc + `"]}`, ttc + ": a font collection"},
 		{`{"fallbackFonts": ["` + text + `"]}`, text + ": not a TrueType font"},
 		{`{"fallbackFonts": [""]}`, "empty path"},
-		{`{"fallbackFonts": "` + otf + `"}`, "fallbackFonts must be a []string"},
+		{`{"fallbackFonts": "` + otf + `"}`, "fallbackFonts must be a list of paths or {path, bold}"},
 	} {
 		r := New(nil, WithFonts(mustFonts(t)))
 		_, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(tc.json)})

@@ -38,7 +38,7 @@ type Renderer struct {
 	now func() time.Time
 
 	// system are the fallback fonts used when the config names none.
-	system []string
+	system []FallbackFont
 
 	mu  sync.RWMutex
 	cfg Config
