@@ -47,6 +47,7 @@ func New(log *slog.Logger) *Parser {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	useMathLog(log)
 	p := &Parser{
 		log:     log,
 		parts:   partSizes{first: firstPart, max: maxPart},
