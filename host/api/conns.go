@@ -204,6 +204,14 @@ func (l *ConnLimit) Handler(next http.Handler) http.Handler {
 			if r.Body == nil || r.Body == http.NoBody {
 				l.sent(c)
 			} else {
+				// On a copy of the request: the server finishes a request
+				// whose body the handler left unread by its own request's
+				// body, answering at once one that awaits a 100 Continue
+				// or is large. Wrapped in place, a refusal (a bad key, say)
+				// waited for the client to send up to 256 KiB first, and
+				// a client that had asked to continue sent nothing until
+				// its own timeout (curl's: a second).
+				r = r.WithContext(r.Context())
 				r.Body = &sentBody{ReadCloser: r.Body, c: c}
 			}
 		}

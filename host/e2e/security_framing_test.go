@@ -108,3 +108,38 @@ func TestSecurityAmbiguousFraming(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedBeforeBody: a request refused before its body is read (a bad
+// key here) is answered at once, its body unsent. It waited for the body:
+// the connection bound wrapped the server's own request's body, so the
+// server no longer knew a client awaiting 100 Continue (curl's way past
+// 1 MiB), which then sent nothing until its own timeout (curl's: a
+// second), nor a large body, of which it read 256 KiB before answering.
+func TestRefusedBeforeBody(t *testing.T) {
+	h := startHost(t, fpdf())
+	post := "POST /v1/pdf/markdown HTTP/1.1\r\nHost: mdpress\r\nAuthorization: Bearer mdp_wrong\r\nContent-Type: application/json\r\n"
+	for _, tc := range []struct{ name, headers string }{
+		{"expecting 100 Continue", "Content-Length: 20000\r\nExpect: 100-continue\r\n"},
+		{"large body", "Content-Length: 5000000\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.DialTimeout("tcp", strings.TrimPrefix(h.URL, "http://"), 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := io.WriteString(c, post+tc.headers+"\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(700 * time.Millisecond))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("no answer with the body unsent: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+				t.Fatalf("%d, Connection: close %v; want 401 and close", resp.StatusCode, resp.Close)
+			}
+		})
+	}
+}
