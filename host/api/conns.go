@@ -186,12 +186,32 @@ func (l *ConnLimit) ConnContext(ctx context.Context, c net.Conn) context.Context
 // has read its body to the end, or at once when it has none. A body the
 // handler leaves unread, the server reads or cuts after the answer: the
 // connection counts as sending until it is idle.
+//
+// A request whose framing is faulty (see framer) is answered 400 and its
+// connection closed, before next sees it.
 func (l *ConnLimit) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, ok := r.Context().Value(connKey{}).(*limitConn); ok {
+			if c.frames.faultyAt(c.served.Add(1)) {
+				l.log.Info("request with faulty framing refused, its connection closed",
+					"peer", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
+				w.Header().Set("Connection", "close")
+				writeError(w, apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest,
+					"the request has both Transfer-Encoding and Content-Length, or Transfer-Encoding in HTTP/1.0: its length is ambiguous").
+					WithHint("send either Content-Length or Transfer-Encoding: chunked, not both"))
+				return
+			}
 			if r.Body == nil || r.Body == http.NoBody {
 				l.sent(c)
 			} else {
+				// On a copy of the request: the server finishes a request
+				// whose body the handler left unread by its own request's
+				// body, answering at once one that awaits a 100 Continue
+				// or is large. Wrapped in place, a refusal (a bad key, say)
+				// waited for the client to send up to 256 KiB first, and
+				// a client that had asked to continue sent nothing until
+				// its own timeout (curl's: a second).
+				r = r.WithContext(r.Context())
 				r.Body = &sentBody{ReadCloser: r.Body, c: c}
 			}
 		}
@@ -469,8 +489,10 @@ type limitConn struct {
 	read       atomic.Int64
 	readBefore int64
 	markMu     sync.Mutex
-	marks      [2]readMark // under markMu: the older first
-	lastRead   time.Time   // under markMu: when bytes last came
+	marks      [2]readMark  // under markMu: the older first
+	lastRead   time.Time    // under markMu: when bytes last came
+	frames     framer       // the framing of the requests read
+	served     atomic.Int64 // requests handed to Handler
 }
 
 // readMark is how many bytes a connection had read at a moment. Read
@@ -490,6 +512,7 @@ func (c *limitConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	read := c.read.Add(int64(n))
 	if n > 0 {
+		c.frames.read(p[:n])
 		now := time.Now()
 		c.markMu.Lock()
 		c.lastRead = now

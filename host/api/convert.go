@@ -214,10 +214,28 @@ func (s *Server) failRequest(w http.ResponseWriter, r *http.Request, err error) 
 	s.fail(w, r, err)
 }
 
+// bodyTooLarge is the 413 of a request body past limit.
+func bodyTooLarge(r *http.Request, limit int64) *apierr.Error {
+	e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").
+		WithHint("send less Markdown per request")
+	// Reading stops at the limit; Content-Length, when sent, says how big.
+	e.Body.Size = fmt.Sprintf("more than %d bytes (limit %s)", limit, pipeline.HumanBytes(limit))
+	if r.ContentLength > limit {
+		e.Body.Size = pipeline.OverLimit(r.ContentLength, limit)
+	}
+	return e
+}
+
 // decodeConversion reads the body through held, within the input limit and
 // the held-body bound, and decodes it, with the Idempotency-Key header. The
 // caller releases held when it has answered.
 func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *heldBody) (*request.Conversion, string, error) {
+	if r.ContentLength > s.opt.MaxBodyBytes {
+		// Refused on its declared length, before a byte of it: read up to
+		// the limit first, a client that had asked to continue was told
+		// to send it, and uploaded the limit and more for the same 413.
+		return nil, "", &requestError{api: bodyTooLarge(r, s.opt.MaxBodyBytes)}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, held, s.opt.MaxBodyBytes))
 	if err != nil {
 		if isBodiesFull(err) {
@@ -228,14 +246,7 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 		}
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			e := apierr.New(http.StatusRequestEntityTooLarge, apierr.NameTooLarge, "the request body is larger than the input limit").
-				WithHint("send less Markdown per request")
-			// Reading stops at the limit; Content-Length, when sent, says how big.
-			e.Body.Size = fmt.Sprintf("more than %d bytes (limit %s)", tooBig.Limit, pipeline.HumanBytes(tooBig.Limit))
-			if r.ContentLength > tooBig.Limit {
-				e.Body.Size = pipeline.OverLimit(r.ContentLength, tooBig.Limit)
-			}
-			return nil, "", &requestError{api: e}
+			return nil, "", &requestError{api: bodyTooLarge(r, tooBig.Limit)}
 		}
 		return nil, "", &requestError{stage: stage.Wrap(stage.CodeInvalid, err, "the request body could not be read")}
 	}

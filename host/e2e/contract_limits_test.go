@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mdpress/mdpress/host/internal/pdfcheck"
 )
@@ -40,6 +45,34 @@ func TestContractLimits(t *testing.T) {
 			t.Errorf("size %q does not give the size and the limit", e.Size)
 		}
 		t.Logf("size: %s", e.Size)
+		if got := a.credits(t, key); got != 10 {
+			t.Errorf("balance %d after a refused body, want 10", got)
+		}
+	})
+	// Refused on its declared length, before a byte of it is sent: the
+	// server read the limit first, and told a client that asked to
+	// continue (curl's way past 1 MiB) to send it.
+	t.Run("request body declared too large", func(t *testing.T) {
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(h.URL, "http://"), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /v1/pdf/markdown HTTP/1.1\r\nHost: mdpress\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", key, 3*testMaxBodyBytes)
+		_ = c.SetReadDeadline(time.Now().Add(700 * time.Millisecond))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("no answer with the body unsent: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 413 {
+			t.Fatalf("status %d, want 413 before the body: %.300s", resp.StatusCode, body)
+		}
+		if e := readError(t, body); !strings.Contains(strings.ToLower(e.Size), "limit") {
+			t.Errorf("size %q does not give the limit", e.Size)
+		}
 		if got := a.credits(t, key); got != 10 {
 			t.Errorf("balance %d after a refused body, want 10", got)
 		}

@@ -111,3 +111,45 @@ func (r raster) darkRow(x0, y0, x1, y1 float64) float64 {
 	}
 	return float64(best) / r.scale
 }
+
+// TestMathConverterLog: the math converter's notes on a formula reach the
+// host's log as the parse plugin's structured lines, one bounded line a
+// note. It wrote them to the process's stderr with a logger of its own:
+// the host logged each line as a line of the plugin, a note split over
+// several ("TreeBlood: 2026/11/24 15:52:57 ", "ce{)(}", " HERE^", ""). A
+// formula it fails on (it recovers from its own panic and prints that to
+// stdout, which go-plugin drops) is logged once, without the document's
+// text.
+func TestMathConverterLog(t *testing.T) {
+	h := startHost(t, fpdf(), withArgs("--log-level", "debug"))
+	_, key := h.account("pro", -1)
+	// In headings, which give the title: converted on every backend.
+	md := "# A $\\ce{)(}$ and $\\mathbb$\n\n## B $\\frac x\\hat$\n\nText.\n"
+	resp, body := h.post(key, map[string]string{"markdown": md})
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, body)
+	}
+	var notes, failed int
+	for line := range strings.Lines(h.logs.String()) {
+		if !strings.Contains(line, "plugin=parse-goldmark") {
+			continue
+		}
+		switch {
+		case strings.Contains(line, "TreeBlood") || strings.Contains(line, "HERE^") || strings.Contains(line, `msg=""`) || strings.Contains(line, "msg=ce{"):
+			t.Errorf("the converter's own line in the host log: %s", line)
+		case strings.Contains(line, `msg="math converter note"`):
+			notes++
+			if len(line) > 400 {
+				t.Errorf("note line of %d bytes: %s", len(line), line)
+			}
+		case strings.Contains(line, `msg="math converter failed on a formula, printed as its source"`):
+			failed++
+			if !strings.Contains(line, "level=INFO") || strings.Contains(line, `\hat`) {
+				t.Errorf("failure line: %s", line)
+			}
+		}
+	}
+	if notes == 0 || failed != 1 {
+		t.Errorf("%d note lines, %d failure lines; want some and 1\n%s", notes, failed, h.logs.String())
+	}
+}

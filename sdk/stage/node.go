@@ -52,6 +52,9 @@ const (
 // with the attribute math "inline" ("display" for $$...$$ inside a
 // paragraph), display math a KindCodeBlock with lang "math" and math
 // "display". A renderer that knows no math prints the source as code.
+// Math in a heading may also carry the attribute plain: the formula as
+// plain text on one line ("e^(iπ)+1=0"), which the document's title and
+// outline use and a renderer's bookmarks should too.
 type Node struct {
 	Kind     Kind
 	Text     string

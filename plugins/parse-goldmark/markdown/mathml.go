@@ -65,6 +65,7 @@ func toMathML(tex []byte, display bool, b *mathBudget) (string, bool) {
 	}
 	out = strings.TrimSpace(out)
 	if err != nil {
+		converterFailed(err, tex)
 		return "", false
 	}
 	out, ok := cleanMathML(out)

@@ -8,8 +8,10 @@ import (
 )
 
 // outline lists every heading of the tree, and the title: the text of the
-// first heading, or "".
-func outline(root *stage.Node) (title string, headings []stage.Heading) {
+// first heading, or "". The formulas in headings are converted under
+// math's bounds (see plainMath).
+func outline(root *stage.Node, math *mathBudget) (title string, headings []stage.Heading) {
+	plainMath(root, math)
 	root.Walk(func(n *stage.Node) bool {
 		if n.Kind != stage.KindHeading {
 			return true
@@ -38,8 +40,14 @@ func headingText(h *stage.Node) string {
 			out = &alts
 		}
 		switch n.Kind {
-		case stage.KindText, stage.KindCodeSpan:
+		case stage.KindText:
 			out.WriteString(n.Text)
+		case stage.KindCodeSpan:
+			if p := n.Attr("plain"); p != "" {
+				out.WriteString(p)
+			} else {
+				out.WriteString(n.Text)
+			}
 		case stage.KindSoftBreak, stage.KindHardBreak:
 			out.WriteByte(' ')
 		case stage.KindImage:

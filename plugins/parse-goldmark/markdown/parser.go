@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/yuin/goldmark"
 	emoji "github.com/yuin/goldmark-emoji"
@@ -46,6 +47,7 @@ func New(log *slog.Logger) *Parser {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	useMathLog(log)
 	p := &Parser{
 		log:     log,
 		parts:   partSizes{first: firstPart, max: maxPart},
@@ -120,7 +122,7 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
-	title, headings := outline(root)
+	title, headings := outline(root, newHeadingMathBudget(time.Now()))
 	return &stage.ParseResponse{Document: stage.Document{
 		HTML:    out.String(),
 		Root:    root,

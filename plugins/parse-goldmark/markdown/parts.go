@@ -3,6 +3,7 @@ package markdown
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -95,6 +96,7 @@ type partStream struct {
 	emit  func(stage.Part) error
 	conv  *converter
 	ids   *headingIDs
+	math  *mathBudget // the headings' formulas' (see plainMath)
 	split splitter
 	whole bool
 	// holdTo is where the last line that may define a link reference
@@ -119,6 +121,7 @@ func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit fun
 		emit:   emit,
 		conv:   newConverter(ctx, cfg, len(src)),
 		ids:    newHeadingIDs(),
+		math:   newHeadingMathBudget(time.Now()),
 		split:  splitter{src: src},
 		whole:  plan.whole,
 		holdTo: plan.holdTo,
@@ -208,7 +211,7 @@ func (s *partStream) deliver(root *stage.Node, end int) error {
 	}
 	s.holdTo = -1
 	for i, r := range s.held {
-		_, hs := outline(r)
+		_, hs := outline(r, s.math)
 		s.headings = append(s.headings, hs...)
 		s.held[i] = nil
 		s.parts++

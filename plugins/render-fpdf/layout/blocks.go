@@ -248,7 +248,7 @@ func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
 		top := e.place(lines[i].h)
 		if i == 0 {
 			e.anchor(n.Attr("id"), top)
-			e.bookmark(level, strings.Join(strings.Fields(plainText(n)), " "), top)
+			e.bookmark(level, strings.Join(strings.Fields(bookmarkText(n)), " "), top)
 		}
 		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, e.align())
 	}
@@ -627,6 +627,29 @@ func countRefs(n *stage.Node, counts map[string]int, depth int) {
 
 // plainText returns the text of a subtree without recursion, so that depth
 // costs nothing here.
+// bookmarkText is a heading's text for its bookmark: its plain text, with
+// each formula in the plain form the parser gives it (attribute plain),
+// which the PDF's title has too, rather than its TeX source.
+func bookmarkText(n *stage.Node) string {
+	var b strings.Builder
+	n.Walk(func(m *stage.Node) bool {
+		if p := m.Attr("plain"); p != "" && m.Kind == stage.KindCodeSpan {
+			b.WriteString(p)
+			return false
+		}
+		switch m.Kind {
+		case stage.KindText, stage.KindCodeSpan:
+			b.WriteString(m.Text)
+		case stage.KindSoftBreak, stage.KindHardBreak:
+			b.WriteByte(' ')
+		case stage.KindHTMLBlock, stage.KindRawHTML:
+			b.WriteString(htmlText(m.Text))
+		}
+		return true
+	})
+	return b.String()
+}
+
 func plainText(n *stage.Node) string {
 	var b strings.Builder
 	stack := []*stage.Node{n}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Meta is what Describe writes over what Chromium put in a PDF for its
@@ -23,7 +25,11 @@ type Meta struct {
 	// the heading down, puts first what it laid out of it before the
 	// break ("Sub 4Sub 4"): a bookmark whose title is a heading's but for
 	// white space, or a heading's after such a start, gets the heading's;
-	// so does one that is a heading's and its footnote numbers.
+	// so does one that is a heading's and its footnote numbers. Math in a
+	// heading Chromium titles with the formula's characters run together
+	// ("𝑒𝑖𝜋+1=0"); the heading's text has it in plain form ("e^(iπ)+1=0"):
+	// a title that is a heading's but for what the plain form adds gets
+	// the heading's too.
 	Headings []string
 }
 
@@ -206,8 +212,9 @@ type headingSet struct {
 	// want maps a heading's text without white space to the text; ""
 	// for a text that two headings spaced differently share.
 	want    map[string]string
-	lengths []int // of want's keys, longest first
-	budget  int   // bytes left to compare on titles that match no key
+	math    map[string]string // as want, by mathKey
+	lengths []int             // of want's keys, longest first
+	budget  int               // bytes left to compare on titles that match no key
 }
 
 // maxMatchWork bounds the bytes compared to match all of a document's
@@ -216,10 +223,17 @@ type headingSet struct {
 const maxMatchWork = 16 << 20
 
 func newHeadingSet(headings []string) *headingSet {
-	hs := &headingSet{want: make(map[string]string, len(headings)), budget: maxMatchWork}
+	hs := &headingSet{want: make(map[string]string, len(headings)), math: make(map[string]string), budget: maxMatchWork}
 	for _, h := range headings {
 		h = strings.Join(strings.Fields(h), " ")
 		k := squeeze(h)
+		if m := mathKey(k); m != k {
+			if prev, ok := hs.math[m]; ok && prev != h {
+				hs.math[m] = ""
+			} else {
+				hs.math[m] = h
+			}
+		}
 		if prev, ok := hs.want[k]; ok && prev != h {
 			h = ""
 		}
@@ -242,6 +256,11 @@ func newHeadingSet(headings []string) *headingSet {
 func (hs *headingSet) match(t string) string {
 	if h, ok := hs.want[t]; ok {
 		return h
+	}
+	if len(hs.math) > 0 {
+		if h := hs.math[mathKey(t)]; h != "" {
+			return h
+		}
 	}
 	// Chromium's title also holds the numbers of the heading's footnote
 	// references, which its text (render-fpdf's bookmark, the PDF's
@@ -284,6 +303,20 @@ func prefixRun(p, h string) bool {
 		p = p[k:]
 	}
 	return true
+}
+
+// mathKey is t, a title without white space, as both a heading's plain
+// form of its math and Chromium's title of it read: compatibility
+// characters folded (𝑒 is e), without the characters the plain form adds
+// ("^_()/√∛∜", Chromium draws what they stand for) and without marks,
+// which either may write apart or over their letter.
+func mathKey(t string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune("^_()/√∛∜", r) || unicode.In(r, unicode.Mn, unicode.Cf) {
+			return -1
+		}
+		return r
+	}, norm.NFKC.String(t))
 }
 
 // squeeze drops the white space of s.
