@@ -54,7 +54,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/v1/pdf/markdown", 405, true, "POST"},
 		{"DELETE", "/v1/pdf/markdown", 405, true, "POST"},
 		{"OPTIONS", "/v1/pdf/markdown", 405, true, "POST"},
-		{"POST", "/v1/user/info", 405, true, "GET"},
+		{"POST", "/v1/user/info", 405, true, "GET, HEAD"},
 		{"POST", "/v1/openapi.json", 405, true, "GET, HEAD"},
 		{"DELETE", "/v1/files/0123456789abcdef0123456789abcdef", 405, true, "GET, HEAD"},
 		{"GET", "/v1/openapi.json", 200, true, ""},

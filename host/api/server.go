@@ -183,7 +183,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 	// subrouter's routes inherit its prefix matcher, which clears the
 	// method mismatch of a sibling route, so a wrong method was a 404.
 	r.HandleFunc(convertPath, s.convert).Methods(http.MethodPost)
-	r.HandleFunc("/v1/user/info", s.userInfo).Methods(http.MethodGet)
+	r.HandleFunc("/v1/user/info", s.userInfo).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/v1/files/{id}", s.file).Methods(http.MethodGet, http.MethodHead)
 	// Probes and scrapers may use HEAD (load balancers do).
 	r.HandleFunc("/v1/openapi.json", serveJSON(openAPIFull)).Methods(http.MethodGet, http.MethodHead)

@@ -226,7 +226,7 @@ func contractRoutes(t *testing.T, a *api) {
 		{"PUT", "/v1/pdf/markdown", 405, "POST"},
 		{"DELETE", "/v1/pdf/markdown", 405, "POST"},
 		{"DELETE", "/v1/files/0123456789abcdef0123456789abcdef", 405, "GET, HEAD"},
-		{"POST", "/v1/user/info", 405, "GET"},
+		{"POST", "/v1/user/info", 405, "GET, HEAD"},
 		{"GET", "/v1/files/abcdefghijklmnopqrstuvwxyz012345", 404, ""},
 		{"GET", "/v1/files/..%2f..%2fetc%2fpasswd", 404, ""},
 	}
@@ -345,6 +345,22 @@ func contractUserInfo(t *testing.T, a *api) {
 			}
 			if at.After(time.Now().Add(time.Minute)) || at.Before(created.Add(-time.Minute)) {
 				t.Errorf("lastReset %s, want the account's creation time (about %s)", s, created.UTC().Format(time.RFC3339))
+			}
+
+			// HEAD, which HTTP requires wherever GET is served (it
+			// answered 405): the GET's status and headers, no body, and
+			// the key checked as the GET checks it.
+			for _, h := range []struct {
+				key    string
+				status int
+			}{{key, 200}, {"mdp_not_a_key", 401}} {
+				resp, body := a.call(t, "HEAD", "/v1/user/info", h.key, nil, nil)
+				if resp.StatusCode != h.status || len(body) != 0 {
+					t.Errorf("HEAD with key %.8s…: status %d, %d bytes of body; want %d and none", h.key, resp.StatusCode, len(body), h.status)
+				}
+				if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+					t.Errorf("HEAD with key %.8s…: Content-Type %q, the GET's is JSON", h.key, ct)
+				}
 			}
 		})
 	}
