@@ -63,3 +63,36 @@ func TestArabicShapingAcrossStyles(t *testing.T) {
 		})
 	}
 }
+
+// TestUnshape checks that each presentation form shape draws maps back to
+// the one letter it stands for, a lam-alef ligature to alef then lam (the
+// display order it is drawn in), and that other text is left alone.
+func TestUnshape(t *testing.T) {
+	seen := map[rune]rune{}
+	for letter, forms := range positionalForms {
+		for _, f := range forms {
+			if f == 0 {
+				continue
+			}
+			if other, ok := seen[f]; ok {
+				t.Errorf("U+%04X is a form of both U+%04X and U+%04X", f, other, letter)
+			}
+			seen[f] = letter
+			if got := Unshape(string(f)); got != string(letter) {
+				t.Errorf("Unshape(U+%04X) = %+q, want %+q", f, got, string(letter))
+			}
+		}
+	}
+	for alef, forms := range lamAlefForms {
+		for _, f := range forms {
+			if got, want := Unshape(string(f)), string([]rune{alef, 'ل'}); got != want {
+				t.Errorf("Unshape(U+%04X) = %+q, want %+q", f, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"abc 123 (x)", "שלום", "ب\u064E", "\uFDF2"} {
+		if got := Unshape(s); got != s {
+			t.Errorf("Unshape(%+q) = %+q, want it unchanged", s, got)
+		}
+	}
+}

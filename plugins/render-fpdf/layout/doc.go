@@ -70,7 +70,11 @@ type Item struct {
 	Kind Kind
 	// Synth is what a Text item's style asks for that its face lacks, for
 	// the painter to make up. It sits in Kind's padding.
-	Synth      Synthetic
+	Synth Synthetic
+	// Shaped says a Text item holds Arabic presentation forms (arabic.go),
+	// for the painter to mark with the letters they stand for (Unshape).
+	// It sits in Kind's padding too.
+	Shaped     bool
 	Face       fonts.ID
 	Image      int
 	X, Y, W, H float64

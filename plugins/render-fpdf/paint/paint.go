@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/go-pdf/fpdf"
 
@@ -267,6 +268,10 @@ func (p *painter) item(it *layout.Item) {
 			p.drawSynthetic(it)
 			break
 		}
+		if it.Shaped && !p.opt.FullFonts {
+			p.drawShaped(it)
+			break
+		}
 		p.drawText(it.Face, it.Size, it.Color, it.X, it.Y, it.Text)
 	case layout.Fill:
 		if it.W > 0 && it.H > 0 {
@@ -330,6 +335,80 @@ func (p *painter) drawText(face fonts.ID, size float64, c layout.RGB, x, y float
 		x += float64(advance) * size / 1000
 	})
 }
+
+// drawShaped draws a text item holding Arabic presentation forms as
+// drawText does, a text object per font at the same positions, each word
+// that holds a form in a marked-content span whose ActualText is its
+// letters (layout.Unshape), so that extraction and copying give those
+// rather than the forms. Spans go inside the text object, between its
+// strings (BDC and EMC nest within BT and ET), so the glyphs sit where one
+// string per font put them. The operators are written here, as fpdf's
+// Text writes them, because Text draws a whole string in its own text
+// object; the colour is set inside q and Q, so fpdf's stays as it was.
+func (p *painter) drawShaped(it *layout.Item) {
+	e := p.faces[it.Face]
+	if e == nil {
+		return
+	}
+	var b strings.Builder
+	x := it.X
+	e.EachSource(it.Text, func(family, text, src string, advance int) {
+		p.useFont(family, it.Size)
+		b.Reset()
+		c := it.Color
+		b.WriteString("q ")
+		for _, v := range []uint8{c.R, c.G, c.B} {
+			b.WriteString(strconv.FormatFloat(float64(v)/255, 'f', 3, 64))
+			b.WriteByte(' ')
+		}
+		b.WriteString("rg BT ")
+		b.WriteString(strconv.FormatFloat(x, 'f', 2, 64))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatFloat(p.doc.Height-it.Y, 'f', 2, 64))
+		b.WriteString(" Td")
+		// text has a byte per character of src: k is the index in text of
+		// the character at i in src, from the first not written yet.
+		k, from := 0, 0
+		for i := 0; i < len(src); {
+			if src[i] == ' ' {
+				i, k = i+1, k+1
+				continue
+			}
+			j, n := i, 0
+			for j < len(src) && src[j] != ' ' {
+				_, size := utf8.DecodeRuneInString(src[j:])
+				j, n = j+size, n+1
+			}
+			if word := src[i:j]; layout.HasForms(word) {
+				showText(&b, text[from:k])
+				b.WriteString(" /Span <</ActualText <")
+				b.WriteString(hex.EncodeToString([]byte(utf16Text(layout.Unshape(word)))))
+				b.WriteString(">>> BDC")
+				showText(&b, text[k:k+n])
+				b.WriteString(" EMC")
+				from = k + n
+			}
+			i, k = j, k+n
+		}
+		showText(&b, text[from:])
+		b.WriteString(" ET Q")
+		p.pdf.RawWriteStr(b.String())
+		x += float64(advance) * it.Size / 1000
+	})
+}
+
+// showText writes the operator that shows s, a string of codes of the
+// current font, escaped as fpdf escapes it.
+func showText(b *strings.Builder, s string) {
+	if s == "" {
+		return
+	}
+	b.WriteString(" (")
+	b.WriteString(pdfEscaper.Replace(s))
+	b.WriteString(") Tj")
+}
+
+var pdfEscaper = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`, "\r", `\r`)
 
 // obliqueAngle is the slant of synthetic oblique text, CSS's default for
 // font-style: oblique, which Chromium uses when a font has no italic face.
