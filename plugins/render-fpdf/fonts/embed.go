@@ -91,44 +91,23 @@ func (e *Embedded) Each(s string, fn func(family, text string, advance int)) {
 	flush()
 }
 
-// EachSource is Each for a face embedded as simple fonts (not through
-// FullFonts), also giving fn the characters of s each piece draws: the
-// piece's text has one byte per character of src. A painter that marks
-// parts of a run needs them; Each stays without, as most text is drawn
-// through it.
-func (e *Embedded) EachSource(s string, fn func(family, text, src string, advance int)) {
-	buf := make([]byte, 0, len(s))
-	var src strings.Builder
-	font, w := -1, 0
-	flush := func() {
-		if len(buf) > 0 {
-			fn(e.families[font], string(buf), src.String(), w)
-		}
-		buf, w = buf[:0], 0
-		src.Reset()
+// Code returns the font of the face's fonts that draws r (an index for
+// FamilyOf) and r's code in it; ok is false for a rune Each drops. The
+// space is code 32 in every font, and its font is whichever the run it is
+// in uses. For a face embedded as simple fonts only (not FullFonts): a
+// painter that marks parts of a run draws it code by code.
+func (e *Embedded) Code(r rune) (font int, code byte, ok bool) {
+	var c uint16
+	if r < utf8.RuneSelf {
+		c = e.ascii[r]
+	} else {
+		c = e.other[r]
 	}
-	for _, r := range s {
-		var c uint16
-		if r < utf8.RuneSelf {
-			c = e.ascii[r]
-		} else {
-			c = e.other[r]
-		}
-		if c == 0 {
-			continue
-		}
-		if f := int(c >> 8); f != font && r != ' ' {
-			flush()
-			font = f
-		} else if font < 0 {
-			font = f
-		}
-		buf = append(buf, byte(c))
-		src.WriteRune(r)
-		w += e.face.Width(r)
-	}
-	flush()
+	return int(c >> 8), byte(c), c != 0
 }
+
+// FamilyOf is the fpdf family of the face's font, as Code numbers it.
+func (e *Embedded) FamilyOf(font int) string { return e.families[font] }
 
 // Embed adds to pdf the fonts that draw the runes in used with face id and
 // returns how to draw text with them. Each font holds only the glyphs of

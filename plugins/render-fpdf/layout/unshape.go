@@ -1,17 +1,21 @@
 package layout
 
-// The painter draws the presentation forms shape gave a line, in display
-// order, and without more a reader extracts those forms: pdftotext gave
-// ﻣﺮﺣﺒﺎ for مرحبا and a lam-alef as one ligature character, which a
-// search for the word does not match without NFKC folding. The painter
-// therefore wraps each word holding a form in a marked-content span whose
-// ActualText is Unshape of its characters.
+// A right-to-left line is drawn in display order with characters that
+// stand for others: Arabic letters as the presentation forms shape gives
+// them, brackets mirrored (reverseRTL). Without more a reader extracts
+// what is drawn: pdftotext gave ﻣﺮﺣﺒﺎ for مرحبا and a lam-alef as one
+// ligature character, which a search for the word does not match without
+// NFKC folding, and (עולם) as )עולם(. Each atom of such a line that holds
+// them is listed in Doc.Actual with the characters it stands for, which
+// the painter puts in a marked-content span's ActualText around it.
 //
 // That text keeps the display order the glyphs are drawn in, not the
 // order written: poppler (pdftotext) lays a span's ActualText left to
 // right over the span's glyphs and then puts the line into reading order
 // as it does the text drawn outside spans, so a span holding the word as
-// written came out of pdftotext spelt backwards (ابحرم for مرحبا).
+// written came out of pdftotext spelt backwards (ابحرم for مرحبا). The
+// brackets are given unmirrored, as Chromium's PDF maps its mirrored
+// glyphs, which poppler reads back as written.
 
 // unshaped maps each presentation form shape draws to the letters it
 // stands for, in display order: a lam-alef ligature is alef then lam.
@@ -44,23 +48,17 @@ func isForm(r rune) bool {
 	return ok
 }
 
-// HasForms reports whether s holds a presentation form shape draws.
-func HasForms(s string) bool {
-	for _, r := range s {
-		if isForm(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// Unshape returns s, text of a line in display order, with each
-// presentation form shape draws replaced by the letters it stands for, in
-// display order too. A form the author typed as such is replaced as well,
-// as NFKC normalization replaces it.
-func Unshape(s string) string {
+// Actual returns what s, text in display order, stands for: each
+// presentation form replaced by its letters and, when s was reversed for
+// display, each bracket by the one written. A presentation form typed as
+// such is replaced too, as NFKC normalization replaces it.
+func Actual(s string, reversed bool) string {
 	out := make([]rune, 0, len(s))
 	for _, r := range s {
+		if m, ok := mirrored[r]; ok && reversed {
+			out = append(out, m)
+			continue
+		}
 		if !isForm(r) {
 			out = append(out, r)
 			continue
@@ -72,4 +70,33 @@ func Unshape(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// standsForOther reports whether text s, reversed for display or not,
+// is other than Actual of it.
+func standsForOther(s string, reversed bool) bool {
+	for _, r := range s {
+		if _, m := mirrored[r]; isForm(r) || reversed && m {
+			return true
+		}
+	}
+	return false
+}
+
+// actual lists the atoms of the text item just added, run, that stand for
+// other characters, by their bytes in its text.
+func (e *engine) actual(run []atom) {
+	var parts []ActualText
+	at := 0
+	for i := range run {
+		a := &run[i]
+		if a.kind == aText && standsForOther(a.text, a.reversed) {
+			parts = append(parts, ActualText{Start: at, End: at + len(a.text), Reversed: a.reversed})
+		}
+		at += len(a.text)
+	}
+	if parts != nil {
+		e.doc.Actual = append(e.doc.Actual, parts)
+		e.page.Items[len(e.page.Items)-1].Actual = uint32(len(e.doc.Actual))
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/go-pdf/fpdf"
 
@@ -268,8 +267,8 @@ func (p *painter) item(it *layout.Item) {
 			p.drawSynthetic(it)
 			break
 		}
-		if it.Shaped && !p.opt.FullFonts {
-			p.drawShaped(it)
+		if it.Actual != 0 && !p.opt.FullFonts {
+			p.drawActual(it, p.doc.Actual[it.Actual-1])
 			break
 		}
 		p.drawText(it.Face, it.Size, it.Color, it.X, it.Y, it.Text)
@@ -336,25 +335,47 @@ func (p *painter) drawText(face fonts.ID, size float64, c layout.RGB, x, y float
 	})
 }
 
-// drawShaped draws a text item holding Arabic presentation forms as
-// drawText does, a text object per font at the same positions, each word
-// that holds a form in a marked-content span whose ActualText is its
-// letters (layout.Unshape), so that extraction and copying give those
-// rather than the forms. Spans go inside the text object, between its
-// strings (BDC and EMC nest within BT and ET), so the glyphs sit where one
-// string per font put them. The operators are written here, as fpdf's
-// Text writes them, because Text draws a whole string in its own text
-// object; the colour is set inside q and Q, so fpdf's stays as it was.
-func (p *painter) drawShaped(it *layout.Item) {
+// drawActual draws a text item as drawText does, a text object per font
+// at the same positions, with each of parts in a marked-content span whose
+// ActualText is the characters it stands for (layout.Actual), so that
+// extraction and copying give those rather than the presentation forms
+// and mirrored brackets drawn. Spans go inside the text object, between
+// its strings (BDC and EMC nest within BT and ET), so the glyphs sit where
+// one string per font put them; a part drawn in two fonts gets a span in
+// each, with the characters of its glyphs there. The operators are
+// written here, as fpdf's Text writes them, because Text draws a whole
+// string in its own text object; the colour is set inside q and Q, so
+// fpdf's stays as it was.
+func (p *painter) drawActual(it *layout.Item, parts []layout.ActualText) {
 	e := p.faces[it.Face]
 	if e == nil {
 		return
 	}
-	var b strings.Builder
-	x := it.X
-	e.EachSource(it.Text, func(family, text, src string, advance int) {
-		p.useFont(family, it.Size)
-		b.Reset()
+	face := p.opt.Fonts.Face(it.Face)
+	var b, codes strings.Builder
+	x, font, advance := it.X, -1, 0
+	part, from, next := -1, 0, 0 // the part in a span, where the span began, the next part
+	show := func() {
+		if codes.Len() > 0 {
+			b.WriteString(" (")
+			b.WriteString(pdfEscaper.Replace(codes.String()))
+			b.WriteString(") Tj")
+			codes.Reset()
+		}
+	}
+	closeSpan := func(at int) {
+		if part < 0 {
+			return
+		}
+		b.WriteString(" /Span <</ActualText <")
+		b.WriteString(hex.EncodeToString([]byte(utf16Text(layout.Actual(it.Text[from:at], parts[part].Reversed)))))
+		b.WriteString(">>> BDC")
+		show()
+		b.WriteString(" EMC")
+		part = -1
+	}
+	begin := func(f int) {
+		p.useFont(e.FamilyOf(f), it.Size)
 		c := it.Color
 		b.WriteString("q ")
 		for _, v := range []uint8{c.R, c.G, c.B} {
@@ -366,46 +387,51 @@ func (p *painter) drawShaped(it *layout.Item) {
 		b.WriteByte(' ')
 		b.WriteString(strconv.FormatFloat(p.doc.Height-it.Y, 'f', 2, 64))
 		b.WriteString(" Td")
-		// text has a byte per character of src: k is the index in text of
-		// the character at i in src, from the first not written yet.
-		k, from := 0, 0
-		for i := 0; i < len(src); {
-			if src[i] == ' ' {
-				i, k = i+1, k+1
-				continue
-			}
-			j, n := i, 0
-			for j < len(src) && src[j] != ' ' {
-				_, size := utf8.DecodeRuneInString(src[j:])
-				j, n = j+size, n+1
-			}
-			if word := src[i:j]; layout.HasForms(word) {
-				showText(&b, text[from:k])
-				b.WriteString(" /Span <</ActualText <")
-				b.WriteString(hex.EncodeToString([]byte(utf16Text(layout.Unshape(word)))))
-				b.WriteString(">>> BDC")
-				showText(&b, text[k:k+n])
-				b.WriteString(" EMC")
-				from = k + n
-			}
-			i, k = j, k+n
-		}
-		showText(&b, text[from:])
+		font = f
+	}
+	end := func() {
+		show()
 		b.WriteString(" ET Q")
 		p.pdf.RawWriteStr(b.String())
+		b.Reset()
 		x += float64(advance) * it.Size / 1000
-	})
-}
-
-// showText writes the operator that shows s, a string of codes of the
-// current font, escaped as fpdf escapes it.
-func showText(b *strings.Builder, s string) {
-	if s == "" {
-		return
+		advance = 0
 	}
-	b.WriteString(" (")
-	b.WriteString(pdfEscaper.Replace(s))
-	b.WriteString(") Tj")
+	for i, r := range it.Text {
+		f, code, ok := e.Code(r)
+		if !ok {
+			continue
+		}
+		if part >= 0 && i >= parts[part].End {
+			closeSpan(i)
+		}
+		// The space is in every font: it never starts another text object.
+		if font < 0 || f != font && r != ' ' {
+			if font >= 0 {
+				in := part
+				closeSpan(i)
+				end()
+				if in >= 0 {
+					part, from = in, i
+				}
+			}
+			begin(f)
+		}
+		for next < len(parts) && parts[next].End <= i {
+			next++
+		}
+		if part < 0 && next < len(parts) && i >= parts[next].Start {
+			show()
+			part, from = next, i
+			next++
+		}
+		codes.WriteByte(code)
+		advance += face.Width(r)
+	}
+	closeSpan(len(it.Text))
+	if font >= 0 {
+		end()
+	}
 }
 
 var pdfEscaper = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`, "\r", `\r`)
