@@ -82,6 +82,63 @@ func TestRightToLeftBlocks(t *testing.T) {
 	}
 }
 
+// rtlTables holds a table in <div dir="rtl">, one in a Hebrew quote (its
+// second column aligned left) and one at the top level, their cells in
+// English so that pdftotext gives their words as written.
+const rtlTables = "<div dir=\"rtl\">\n\n| Alpha header | Beta |\n|---|---|\n| a1 | b1 |\n\n</div>\n\n" +
+	"> ציטוט בעברית\n>\n> | Gamma header | Delta |\n> |---|:---|\n> | g1 | d1 |\n\n" +
+	"| Epsilon header | Zeta |\n|---|---|\n| e1 | z1 |\n"
+
+// TestRightToLeftTables reads the PDF of rtlTables on each backend: a
+// table takes its container's direction, so in the div and the quote
+// its first column is on the right and a cell without an alignment of its
+// own is right-aligned, while the top-level table is left to right.
+// render-fpdf laid every table out left to right.
+func TestRightToLeftTables(t *testing.T) {
+	pdfcheck.Require(t)
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": rtlTables, "pageNumeration": "none"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			words := pdfcheck.Words(t, pdf)
+			find := func(s string) pdfcheck.Word { t.Helper(); return findWord(t, words, s) }
+			for _, tc := range []struct {
+				first, second, cell, secondCell string
+				rtl, secondLeft                 bool
+			}{
+				{"Alpha", "Beta", "a1", "b1", true, false},
+				{"Gamma", "Delta", "g1", "d1", true, true},
+				{"Epsilon", "Zeta", "e1", "z1", false, true},
+			} {
+				first, second, cell := find(tc.first), find(tc.second), find(tc.cell)
+				header := line(words, first)
+				if got := first.XMin > second.XMin; got != tc.rtl {
+					t.Errorf("%s's header reads %v: first column on the right %v, want %v", tc.first, texts(header), got, tc.rtl)
+				}
+				// The first column is the widest word of its header.
+				end := header[len(header)-1]
+				if tc.rtl {
+					if math.Abs(cell.XMax-end.XMax) > 1 {
+						t.Errorf("%s ends at x=%.1f, its header at %.1f: not right-aligned", tc.cell, cell.XMax, end.XMax)
+					}
+					if header[0].XMin < end.PageW/2 {
+						t.Errorf("%s's table starts at x=%.1f: not in the right half of the page", tc.first, header[0].XMin)
+					}
+				} else if math.Abs(cell.XMin-first.XMin) > 1 {
+					t.Errorf("%s starts at x=%.1f, its header at %.1f: not left-aligned", tc.cell, cell.XMin, first.XMin)
+				}
+				if sc := find(tc.secondCell); tc.secondLeft != (math.Abs(sc.XMin-second.XMin) < 1) {
+					t.Errorf("%s starts at x=%.1f, its header %s at %.1f: left-aligned %v", tc.secondCell, sc.XMin, tc.second, second.XMin, tc.secondLeft)
+				}
+			}
+		})
+	}
+}
+
 // line returns the words on the line of w, left to right. Punctuation in
 // another font sits a little higher or lower, so lines match by their
 // middles.

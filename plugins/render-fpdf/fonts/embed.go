@@ -91,6 +91,24 @@ func (e *Embedded) Each(s string, fn func(family, text string, advance int)) {
 	flush()
 }
 
+// Code returns the font of the face's fonts that draws r (an index for
+// FamilyOf) and r's code in it; ok is false for a rune Each drops. The
+// space is code 32 in every font, and its font is whichever the run it is
+// in uses. For a face embedded as simple fonts only (not FullFonts): a
+// painter that marks parts of a run draws it code by code.
+func (e *Embedded) Code(r rune) (font int, code byte, ok bool) {
+	var c uint16
+	if r < utf8.RuneSelf {
+		c = e.ascii[r]
+	} else {
+		c = e.other[r]
+	}
+	return int(c >> 8), byte(c), c != 0
+}
+
+// FamilyOf is the fpdf family of the face's font, as Code numbers it.
+func (e *Embedded) FamilyOf(font int) string { return e.families[font] }
+
 // Embed adds to pdf the fonts that draw the runes in used with face id and
 // returns how to draw text with them. Each font holds only the glyphs of
 // its characters (and the parts of composite ones).

@@ -63,3 +63,51 @@ func TestArabicShapingAcrossStyles(t *testing.T) {
 		})
 	}
 }
+
+// TestActual checks that each presentation form shape draws maps back to
+// the one letter it stands for, a lam-alef ligature to alef then lam (the
+// display order it is drawn in), that the brackets of reversed text are
+// mirrored back, and that other text is left alone.
+func TestActual(t *testing.T) {
+	seen := map[rune]rune{}
+	for letter, forms := range positionalForms {
+		for _, f := range forms {
+			if f == 0 {
+				continue
+			}
+			if other, ok := seen[f]; ok {
+				t.Errorf("U+%04X is a form of both U+%04X and U+%04X", f, other, letter)
+			}
+			seen[f] = letter
+			if got := Actual(string(f), false); got != string(letter) {
+				t.Errorf("Actual(U+%04X) = %+q, want %+q", f, got, string(letter))
+			}
+		}
+	}
+	for alef, forms := range lamAlefForms {
+		for _, f := range forms {
+			if got, want := Actual(string(f), false), string([]rune{alef, 'ل'}); got != want {
+				t.Errorf("Actual(U+%04X) = %+q, want %+q", f, got, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		drawn    string
+		reversed bool
+		want     string
+	}{
+		{"abc 123 (x)", false, "abc 123 (x)"},
+		{"(םולש)", false, "(םולש)"},
+		{"(םולש)", true, ")םולש("},
+		{"«\uFE8F» [x] {y} <z>", true, "»ب« ]x[ }y{ >z<"},
+		{"ب\u064E", false, "ب\u064E"},
+		{"\uFDF2", false, "\uFDF2"},
+	} {
+		if got := Actual(tc.drawn, tc.reversed); got != tc.want {
+			t.Errorf("Actual(%+q, %v) = %+q, want %+q", tc.drawn, tc.reversed, got, tc.want)
+		}
+		if got := standsForOther(tc.drawn, tc.reversed); got != (tc.want != tc.drawn) {
+			t.Errorf("standsForOther(%+q, %v) = %v", tc.drawn, tc.reversed, got)
+		}
+	}
+}

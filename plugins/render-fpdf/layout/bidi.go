@@ -271,7 +271,7 @@ func (e *engine) visual(atoms []atom) ([]atom, []float64) {
 				a.w = e.width(a.text, a.face, a.st.size)
 			}
 			if lv[k]%2 == 1 {
-				a.text = reverseRTL(a.text)
+				a.text, a.reversed = reverseRTL(a.text), true
 			}
 		}
 		ps = append(ps, piece{a, lv[k]})

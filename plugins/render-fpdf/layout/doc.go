@@ -19,6 +19,10 @@ type Doc struct {
 	// Used lists, per face, the characters drawn with it; nil for faces the
 	// document does not use. The painter embeds exactly these.
 	Used [fonts.MaxFaces]*fonts.Runes
+	// Actual lists, for the Text items whose Actual field points here,
+	// the parts of their text that stand for other characters, for the
+	// painter to mark with those (see unshape.go).
+	Actual [][]ActualText
 	// Images are the decoded images that Image items refer to by index.
 	Images []Image
 	// Anchors are link targets by name: heading ids, HTML anchors, footnotes.
@@ -70,7 +74,11 @@ type Item struct {
 	Kind Kind
 	// Synth is what a Text item's style asks for that its face lacks, for
 	// the painter to make up. It sits in Kind's padding.
-	Synth      Synthetic
+	Synth Synthetic
+	// Actual is, for a Text item, 1 + the index in Doc.Actual of the
+	// parts of its text that stand for other characters, or 0. It sits
+	// in Kind's padding too.
+	Actual     uint32
 	Face       fonts.ID
 	Image      int
 	X, Y, W, H float64
@@ -79,6 +87,15 @@ type Item struct {
 	LineWidth  float64
 	Color      RGB
 	Text       string
+}
+
+// ActualText is a part of a Text item's text, bytes Start to End, that
+// stands for other characters, Actual of it: Arabic is drawn in
+// presentation forms, and the brackets of right-to-left text, Reversed
+// for display, mirrored.
+type ActualText struct {
+	Start, End int
+	Reversed   bool
 }
 
 // Synthetic lists the styles a run of text asks for that the face drawing

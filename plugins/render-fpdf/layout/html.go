@@ -534,6 +534,9 @@ func containsFold(s, word string) bool {
 type blockOpen struct {
 	name string
 	al   align
+	// dir is the direction it gives what has none of its own (tables),
+	// bL or bR: its dir attribute's, else the one around it.
+	dir bidiClass
 	// indent is how far a <ul> or <ol> moved the column's left edge in,
 	// given back when it closes; next is the number of an <ol>'s next
 	// item, step what the next one after adds (-1 when reversed), and
@@ -551,6 +554,22 @@ func (e *engine) align() align {
 		return e.blockOpen[n-1].al
 	}
 	return alignStart
+}
+
+// htmlDir is the direction a block without one of its own (a table, or
+// a raw HTML element without dir) takes from what it is in, as an element
+// inherits its parent's in a browser: the innermost raw HTML element open
+// in the current list item or quote, else that list's or quote's, else
+// the innermost element open around it, else left to right.
+func (e *engine) htmlDir() bidiClass {
+	n := len(e.blockOpen)
+	switch {
+	case n > e.blockBase, n > 0 && !e.inherit:
+		return e.blockOpen[n-1].dir
+	case e.inherit && e.rtl:
+		return bR
+	}
+	return bL
 }
 
 // openBlock opens a block element: align="center|right|left" and <center>
@@ -574,8 +593,15 @@ func (e *engine) openBlock(t *token, reversedItems int) {
 	if t.name == "li" {
 		e.htmlItem(t)
 	}
+	dir := e.htmlDir()
+	switch strings.ToLower(strings.TrimSpace(t.attr("dir"))) {
+	case "rtl":
+		dir = bR
+	case "ltr":
+		dir = bL
+	}
 	if len(e.blockOpen) < maxDepth {
-		b := blockOpen{name: t.name, al: al}
+		b := blockOpen{name: t.name, al: al, dir: dir}
 		if t.name == "ul" || t.name == "ol" {
 			st := e.baseStyle()
 			b.indent = e.indent(st.size * 1.5)

@@ -203,8 +203,11 @@ func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
 		n--
 	}
 	atoms, xs := l.atoms[:n], l.xs[:n]
+	// Only a line with right-to-left text can hold text that stands for
+	// other characters: shaped Arabic, mirrored brackets.
+	rtl := false
 	if va, vx := e.visual(atoms); va != nil {
-		atoms, xs = va, vx
+		atoms, xs, rtl = va, vx, true
 	}
 
 	// Shading for inline code goes first so text draws over it.
@@ -256,6 +259,9 @@ func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
 		}
 		if txt := b.String(); strings.TrimSpace(txt) != "" {
 			e.text(x0+xs[i], base-a.st.rise, txt, a.face, a.st)
+			if rtl {
+				e.actual(atoms[i:j])
+			}
 		}
 		i = j
 	}

@@ -105,7 +105,8 @@ func sameDoc(a, b *Doc) bool {
 		!slices.EqualFunc(a.Images, b.Images, func(x, y Image) bool {
 			return x.Type == y.Type && x.Width == y.Width && x.Height == y.Height && bytes.Equal(x.Data, y.Data)
 		}) ||
-		!slices.EqualFunc(a.Pages, b.Pages, func(x, y *Page) bool { return slices.Equal(x.Items, y.Items) }) {
+		!slices.EqualFunc(a.Pages, b.Pages, func(x, y *Page) bool { return slices.Equal(x.Items, y.Items) }) ||
+		!slices.EqualFunc(a.Actual, b.Actual, slices.Equal[[]ActualText]) {
 		return false
 	}
 	for f := range a.Used {
@@ -118,8 +119,8 @@ func sameDoc(a, b *Doc) bool {
 
 // TestSameDoc keeps sameDoc comparing every field of Doc.
 func TestSameDoc(t *testing.T) {
-	if n := reflect.TypeFor[Doc]().NumField(); n != 12 {
-		t.Fatalf("Doc has %d fields, sameDoc compares 12", n)
+	if n := reflect.TypeFor[Doc]().NumField(); n != 13 {
+		t.Fatalf("Doc has %d fields, sameDoc compares 13", n)
 	}
 }
 

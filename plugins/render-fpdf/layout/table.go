@@ -28,9 +28,12 @@ type tableRow struct {
 // borders and a shaded header row that is repeated on every page the table
 // continues on. A row taller than a page is split between lines.
 func (e *engine) table(n *stage.Node) {
-	// Left to right whatever the container: see the README's Characters.
+	// A table has no dir of its own (parse-goldmark gives it none), so in
+	// Chromium it takes its container's: in a right-to-left list, quote or
+	// <div dir="rtl"> its first column is on the right and its cells'
+	// lines start from the right.
 	defer e.restoreDirection(e.rtl, e.inherit)
-	e.rtl = false
+	e.rtl = e.htmlDir() == bR
 	rows := e.tableRows(n)
 	if len(rows) == 0 {
 		return
@@ -147,8 +150,10 @@ func cellAlign(s string) align {
 		return alignCenter
 	case "right":
 		return alignRight
+	case "left":
+		return alignLeft
 	}
-	return alignLeft
+	return alignStart
 }
 
 // columnWidths gives each column its natural width when the table fits,
@@ -293,11 +298,23 @@ func (e *engine) rowChunk(r tableRow, next []int, widths []float64, room float64
 	}
 	h += 2 * cellPadY
 	top := e.place(h)
-	x := e.x0
+	// The table starts at the side its lines start from, its first column
+	// there.
+	left := e.x0
+	if e.rtl {
+		left = e.x1 - sum(widths)
+	}
 	if r.header {
-		e.add(Item{Kind: Fill, X: x, Y: top, W: sum(widths), H: h, Color: e.th.tableHeaderFill})
+		e.add(Item{Kind: Fill, X: left, Y: top, W: sum(widths), H: h, Color: e.th.tableHeaderFill})
+	}
+	x := left
+	if e.rtl {
+		x = e.x1
 	}
 	for c, w := range widths {
+		if e.rtl {
+			x -= w
+		}
 		e.add(Item{Kind: Stroke, X: x, Y: top, W: w, H: h, LineWidth: 0.6, Color: e.th.rule})
 		if c < len(r.cells) {
 			y := top + cellPadY
@@ -308,7 +325,9 @@ func (e *engine) rowChunk(r tableRow, next []int, widths []float64, room float64
 			}
 			next[c] = take[c]
 		}
-		x += w
+		if !e.rtl {
+			x += w
+		}
 	}
 }
 

@@ -51,12 +51,15 @@ type atom struct {
 	// follows: between ideographs (breakBetween). It sits in kind's
 	// padding, so atoms are no larger for it.
 	wrap bool
-	face fonts.ID
-	text string
-	w    float64
-	st   *style
-	img  int
-	imgH float64
+	// reversed says the text has been put into display order, its
+	// brackets mirrored (bidi.go). It sits in kind's padding too.
+	reversed bool
+	face     fonts.ID
+	text     string
+	w        float64
+	st       *style
+	img      int
+	imgH     float64
 }
 
 // replacement stands in for characters no embedded font has (CJK, emoji,

@@ -267,6 +267,10 @@ func (p *painter) item(it *layout.Item) {
 			p.drawSynthetic(it)
 			break
 		}
+		if it.Actual != 0 && !p.opt.FullFonts {
+			p.drawActual(it, p.doc.Actual[it.Actual-1])
+			break
+		}
 		p.drawText(it.Face, it.Size, it.Color, it.X, it.Y, it.Text)
 	case layout.Fill:
 		if it.W > 0 && it.H > 0 {
@@ -330,6 +334,107 @@ func (p *painter) drawText(face fonts.ID, size float64, c layout.RGB, x, y float
 		x += float64(advance) * size / 1000
 	})
 }
+
+// drawActual draws a text item as drawText does, a text object per font
+// at the same positions, with each of parts in a marked-content span whose
+// ActualText is the characters it stands for (layout.Actual), so that
+// extraction and copying give those rather than the presentation forms
+// and mirrored brackets drawn. Spans go inside the text object, between
+// its strings (BDC and EMC nest within BT and ET), so the glyphs sit where
+// one string per font put them; a part drawn in two fonts gets a span in
+// each, with the characters of its glyphs there. The operators are
+// written here, as fpdf's Text writes them, because Text draws a whole
+// string in its own text object; the colour is set inside q and Q, so
+// fpdf's stays as it was.
+func (p *painter) drawActual(it *layout.Item, parts []layout.ActualText) {
+	e := p.faces[it.Face]
+	if e == nil {
+		return
+	}
+	face := p.opt.Fonts.Face(it.Face)
+	var b, codes strings.Builder
+	x, font, advance := it.X, -1, 0
+	part, from, next := -1, 0, 0 // the part in a span, where the span began, the next part
+	show := func() {
+		if codes.Len() > 0 {
+			b.WriteString(" (")
+			b.WriteString(pdfEscaper.Replace(codes.String()))
+			b.WriteString(") Tj")
+			codes.Reset()
+		}
+	}
+	closeSpan := func(at int) {
+		if part < 0 {
+			return
+		}
+		b.WriteString(" /Span <</ActualText <")
+		b.WriteString(hex.EncodeToString([]byte(utf16Text(layout.Actual(it.Text[from:at], parts[part].Reversed)))))
+		b.WriteString(">>> BDC")
+		show()
+		b.WriteString(" EMC")
+		part = -1
+	}
+	begin := func(f int) {
+		p.useFont(e.FamilyOf(f), it.Size)
+		c := it.Color
+		b.WriteString("q ")
+		for _, v := range []uint8{c.R, c.G, c.B} {
+			b.WriteString(strconv.FormatFloat(float64(v)/255, 'f', 3, 64))
+			b.WriteByte(' ')
+		}
+		b.WriteString("rg BT ")
+		b.WriteString(strconv.FormatFloat(x, 'f', 2, 64))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatFloat(p.doc.Height-it.Y, 'f', 2, 64))
+		b.WriteString(" Td")
+		font = f
+	}
+	end := func() {
+		show()
+		b.WriteString(" ET Q")
+		p.pdf.RawWriteStr(b.String())
+		b.Reset()
+		x += float64(advance) * it.Size / 1000
+		advance = 0
+	}
+	for i, r := range it.Text {
+		f, code, ok := e.Code(r)
+		if !ok {
+			continue
+		}
+		if part >= 0 && i >= parts[part].End {
+			closeSpan(i)
+		}
+		// The space is in every font: it never starts another text object.
+		if font < 0 || f != font && r != ' ' {
+			if font >= 0 {
+				in := part
+				closeSpan(i)
+				end()
+				if in >= 0 {
+					part, from = in, i
+				}
+			}
+			begin(f)
+		}
+		for next < len(parts) && parts[next].End <= i {
+			next++
+		}
+		if part < 0 && next < len(parts) && i >= parts[next].Start {
+			show()
+			part, from = next, i
+			next++
+		}
+		codes.WriteByte(code)
+		advance += face.Width(r)
+	}
+	closeSpan(len(it.Text))
+	if font >= 0 {
+		end()
+	}
+}
+
+var pdfEscaper = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`, "\r", `\r`)
 
 // obliqueAngle is the slant of synthetic oblique text, CSS's default for
 // font-style: oblique, which Chromium uses when a font has no italic face.
