@@ -52,6 +52,11 @@ const (
 // with the attribute math "inline" ("display" for $$...$$ inside a
 // paragraph), display math a KindCodeBlock with lang "math" and math
 // "display". A renderer that knows no math prints the source as code.
+// A formula the parser converted also carries the attribute mathml: its
+// MathML presentation markup, compact (a <math> element, display "block"
+// or "inline", without the TeX annotation or browser-only attributes),
+// for a renderer that lays formulas out itself; one without it is printed
+// as source by every renderer, as on Chromium.
 type Node struct {
 	Kind     Kind
 	Text     string
