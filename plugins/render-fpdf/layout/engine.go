@@ -140,6 +140,9 @@ type engine struct {
 	emojiImages map[uint16]int
 	emojiBoxes  map[int]emojiBox
 	emojiCapped bool // MaxEmojiImages reached, and logged
+	// maths are the formulas laid out so far, which formula atoms refer
+	// to; the parser's budget of MathML a document bounds them.
+	maths []mathRef
 	// pixelsLeft is what remains of the document's image pixel budget.
 	pixelsLeft int64
 	footnotes  []*stage.Node

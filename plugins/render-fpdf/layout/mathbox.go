@@ -1,0 +1,743 @@
+package layout
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+)
+
+// A formula is laid out as TeX lays out its boxes, with TeX's rules
+// simplified: glyphs in DejaVu Serif (italic for one-letter identifiers,
+// as MathML draws them), scripts at 70% and 50% of the size, fractions
+// and radicals drawn with rules, large operators larger in display style.
+// Ink extents come from the glyph outlines (fonts.Face.Extent), so
+// scripts and bars sit where the letters are, not where the line's ascent
+// is. Each element is laid out once, in one pass; stretched fences are
+// laid out twice.
+
+// mbox is a laid-out piece of a formula: w wide, reaching asc above its
+// baseline and desc below. It draws its glyph run, its rules and its
+// children, each placed from its own origin, the left end of its baseline,
+// with y growing down.
+type mbox struct {
+	w, asc, desc float64
+	text         string
+	face         fonts.ID
+	size         float64
+	rules        []mrule
+	kids         []mplaced
+	hidden       bool // mphantom: takes its room, draws nothing
+}
+
+type mplaced struct {
+	x, y float64
+	b    *mbox
+}
+
+type mrule struct{ x1, y1, x2, y2, lw float64 }
+
+// place puts b into the box at (x, y) and grows the box to hold it.
+func (m *mbox) place(b *mbox, x, y float64) {
+	m.kids = append(m.kids, mplaced{x, y, b})
+	m.asc = math.Max(m.asc, b.asc-y)
+	m.desc = math.Max(m.desc, b.desc+y)
+	m.w = math.Max(m.w, x+b.w)
+}
+
+// mctx is the style a part of a formula is laid out in.
+type mctx struct {
+	size    float64 // font size at this level
+	base    float64 // the formula's size
+	level   int     // script level: 0, 1 for scripts, 2 for scripts of scripts
+	display bool
+}
+
+// script is the style of a script or limit of c.
+func (c mctx) script() mctx {
+	c.level++
+	c.display = false
+	c.size = c.base * 0.7
+	if c.level >= 2 {
+		c.size = c.base * 0.5
+	}
+	return c
+}
+
+// fraction is the style of a fraction's parts in c.
+func (c mctx) fraction() mctx {
+	if c.display {
+		c.display = false
+		return c
+	}
+	return c.script()
+}
+
+// mathLayout lays out one formula.
+type mathLayout struct {
+	e    *engine
+	axis float64 // the math axis (the minus sign's middle), in ems
+}
+
+func (e *engine) newMathLayout() *mathLayout {
+	m := &mathLayout{e: e, axis: 0.25}
+	if a, d, ok := e.fonts.Face(fonts.Of(fonts.Serif, fonts.Regular)).Extent('−'); ok {
+		m.axis = (a - d) / 2
+	}
+	return m
+}
+
+// rule is the thickness of fraction bars and radicals at size.
+func rule(size float64) float64 { return math.Max(0.35, size*0.055) }
+
+// lay lays out n in style c.
+func (m *mathLayout) lay(n *mnode, c mctx) (*mbox, error) {
+	switch n.tag {
+	case "math", "mrow", "mpadded", "mtd":
+		return m.row(n.kids, c)
+	case "mstyle":
+		if n.attr("mathcolor") != "" || n.attr("mathbackground") != "" {
+			return nil, errMathUnsupported // colour would be lost
+		}
+		switch n.attr("displaystyle") {
+		case "true":
+			c.display = true
+		case "false":
+			c.display = false
+		}
+		return m.row(n.kids, c)
+	case "mphantom":
+		b, err := m.row(n.kids, c)
+		if b != nil {
+			b.hidden = true
+		}
+		return b, err
+	case "mi", "mn", "mo", "mtext":
+		return m.token(n, c)
+	case "mspace":
+		w, ok := mathLength(n.attr("width"), c.size)
+		if !ok {
+			return nil, errMathUnsupported
+		}
+		return &mbox{w: w}, nil
+	case "msup", "msub", "msubsup":
+		return m.scripts(n, c)
+	case "munder", "mover", "munderover":
+		return m.limits(n, c)
+	case "mfrac":
+		return m.frac(n, c)
+	case "msqrt":
+		body, err := m.row(n.kids, c)
+		if err != nil {
+			return nil, err
+		}
+		return m.radical(body, nil, c), nil
+	case "mroot":
+		body, err := m.lay(n.kids[0], c)
+		if err != nil {
+			return nil, err
+		}
+		ic := c.script()
+		ic = ic.script()
+		index, err := m.lay(n.kids[1], ic)
+		if err != nil {
+			return nil, err
+		}
+		return m.radical(body, index, c), nil
+	case "mtable":
+		return m.table(n, c)
+	}
+	return nil, errMathUnsupported
+}
+
+// mathLength reads a MathML length in em, ex or pt.
+func mathLength(s string, size float64) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, true
+	}
+	for unit, f := range map[string]float64{"em": size, "ex": size * 0.45, "pt": 1} {
+		if v, err := strconv.ParseFloat(strings.TrimSuffix(s, unit), 64); strings.HasSuffix(s, unit) && err == nil &&
+			!math.IsNaN(v) && math.Abs(v) <= 10*size/f {
+			return v * f, true
+		}
+	}
+	return 0, false
+}
+
+// token lays out the characters of mi, mn, mo or mtext.
+func (m *mathLayout) token(n *mnode, c mctx) (*mbox, error) {
+	text := n.text
+	if n.tag != "mtext" {
+		text = strings.TrimSpace(text)
+	}
+	r, size := utf8.DecodeRuneInString(text)
+	italic := n.tag == "mi" && size == len(text) && unicode.IsLetter(r)
+	bold := false
+	switch n.attr("mathvariant") {
+	case "":
+	case "normal":
+		italic = false
+	case "italic":
+		italic = true
+	case "bold":
+		bold, italic = true, false
+	case "bold-italic":
+		bold, italic = true, true
+	default:
+		return nil, errMathUnsupported // script, fraktur, ...: a face DejaVu lacks
+	}
+	sz := c.size
+	if n.tag == "mo" && n.attr("largeop") == "true" && c.display {
+		// TeX's display operators: sums about 1.4 times the text, integrals
+		// taller still.
+		sz *= 1.4
+		if strings.ContainsAny(text, "∫∬∭∮∯∰") {
+			sz *= 1.4
+		}
+	}
+	b, err := m.glyphs(text, fonts.Of(fonts.Serif, fonts.StyleOf(bold, italic)), sz)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := mathLength(n.attr("lspace"), c.size); ok && l > 0 && c.level == 0 {
+		// Function names (sin, lim) carry the space TeX puts before them.
+		return shift(b, l), nil
+	}
+	return b, nil
+}
+
+// shift returns b with room w before it.
+func shift(b *mbox, w float64) *mbox {
+	out := &mbox{}
+	out.place(b, w, 0)
+	return out
+}
+
+// glyphs lays out text in face want at size, each character in the face
+// text.go's resolve picks; a character no font has fails the formula.
+func (m *mathLayout) glyphs(text string, want fonts.ID, size float64) (*mbox, error) {
+	out := &mbox{}
+	var run []byte
+	face := fonts.ID(-1)
+	x, runX := 0.0, 0.0
+	flush := func() {
+		if len(run) > 0 {
+			out.kids = append(out.kids, mplaced{runX, 0, &mbox{text: string(run), face: face, size: size}})
+		}
+		run, runX = run[:0], x
+	}
+	for _, r := range text {
+		if dropped(r) {
+			continue
+		}
+		got, id := m.e.resolve(r, want)
+		if got == replacement {
+			return nil, errMathUnsupported
+		}
+		if id != face {
+			flush()
+			face = id
+		}
+		f := m.e.fonts.Face(id)
+		a, d, _ := f.Extent(r)
+		out.asc, out.desc = math.Max(out.asc, a*size), math.Max(out.desc, d*size)
+		run = utf8.AppendRune(run, r)
+		x += float64(f.Width(r)) * size / 1000
+	}
+	flush()
+	out.w = x
+	if len(out.kids) == 1 { // the common case: one box, not two
+		k := out.kids[0].b
+		k.w, k.asc, k.desc = out.w, out.asc, out.desc
+		return k, nil
+	}
+	return out, nil
+}
+
+// opClass is how an operator spaces itself from its neighbours.
+type opClass uint8
+
+const (
+	opOrd opClass = iota
+	opBin
+	opRel
+	opPunct
+	opOpen
+	opLargeOp
+	opFunc // a function's name (sin, log): a thin space before its argument
+)
+
+func opClassOf(n *mnode) opClass {
+	switch n.tag {
+	case "mi":
+		if utf8.RuneCountInString(strings.TrimSpace(n.text)) > 1 {
+			return opFunc
+		}
+	case "mo":
+		if n.attr("largeop") == "true" {
+			return opLargeOp
+		}
+		switch strings.TrimSpace(n.text) {
+		case "+", "−", "-", "±", "∓", "×", "÷", "·", "⋅", "∗", "∘", "∙", "∪", "∩", "∧", "∨", "⊕", "⊗", "∖", "⋆":
+			return opBin
+		case "=", "<", ">", "≤", "≥", "≠", "≈", "≡", "∼", "≃", "≅", "→", "←", "↔", "⇒", "⇐", "⇔", "↦", "∈", "∉",
+			"∋", "⊂", "⊃", "⊆", "⊇", "∝", "≪", "≫", "⟹", "⟸", "⟺", "≔", ":=", "⊥", "∥", "≺", "≻", "⟶", "⟵", "⊢", "⊨", ":":
+			return opRel
+		case ",", ";":
+			return opPunct
+		case "(", "[", "{", "⟨", "⌊", "⌈":
+			return opOpen
+		}
+	case "msub", "msup", "msubsup", "munder", "mover", "munderover":
+		if c := opClassOf(n.kids[0]); c == opLargeOp || c == opFunc {
+			return c
+		}
+	case "mrow":
+		if len(n.kids) == 1 {
+			return opClassOf(n.kids[0])
+		}
+	}
+	return opOrd
+}
+
+// stretchy reports whether n is a fence that grows with what it encloses.
+func stretchy(n *mnode) bool {
+	if n.tag != "mo" || n.attr("stretchy") == "false" {
+		return false
+	}
+	if n.attr("fence") != "true" && n.attr("stretchy") != "true" && n.attr("strechy") != "true" {
+		return false
+	}
+	switch strings.TrimSpace(n.text) {
+	case "(", ")", "[", "]", "{", "}", "|", "‖", "⟨", "⟩", "⌊", "⌋", "⌈", "⌉":
+		return true
+	}
+	return false
+}
+
+// row lays out elements side by side, spaced as TeX spaces atoms (in
+// script styles only punctuation keeps its space), fences stretched to
+// what they enclose.
+func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
+	boxes := make([]*mbox, len(kids))
+	var asc, desc float64
+	fences := false
+	for i, k := range kids {
+		b, err := m.lay(k, c)
+		if err != nil {
+			return nil, err
+		}
+		boxes[i] = b
+		if stretchy(k) {
+			fences = true
+			continue
+		}
+		asc, desc = math.Max(asc, b.asc), math.Max(desc, b.desc)
+	}
+	if fences {
+		for i, k := range kids {
+			if stretchy(k) {
+				boxes[i] = m.stretch(k, boxes[i], asc, desc, c)
+			}
+		}
+	}
+	out := &mbox{}
+	x := 0.0
+	prev := opOpen // a row's first operator is unary
+	em := c.size / 18
+	for i, b := range boxes {
+		cls := opClassOf(kids[i])
+		if cls == opBin && (prev == opBin || prev == opRel || prev == opPunct || prev == opOpen || prev == opLargeOp) {
+			cls = opOrd // unary minus
+		}
+		if cls == opBin && i == len(boxes)-1 {
+			cls = opOrd
+		}
+		space := 0.0
+		if c.level == 0 {
+			switch cls {
+			case opBin:
+				space = 4 * em
+			case opRel:
+				space = 5 * em
+			}
+		}
+		if i > 0 && (prev == opLargeOp || prev == opFunc) && (cls == opOrd || cls == opFunc) {
+			x += 3 * em
+		}
+		if i == 0 {
+			space = math.Min(space, 0) // nothing to space from
+		}
+		x += space
+		out.place(b, x, 0)
+		x += b.w
+		if i < len(boxes)-1 {
+			x += space
+		}
+		if cls == opPunct {
+			x += 3 * em
+		}
+		prev = cls
+	}
+	out.w = math.Max(out.w, x)
+	return out, nil
+}
+
+// stretch lays out fence n again, large enough to span asc and desc
+// about the axis, centred on it.
+func (m *mathLayout) stretch(n *mnode, b *mbox, asc, desc float64, c mctx) *mbox {
+	axis := m.axis * c.size
+	half := math.Max(asc-axis, desc+axis) * 1.08
+	h0 := b.asc + b.desc
+	if h0 <= 0 || 2*half <= h0*1.1 {
+		return b
+	}
+	f := math.Min(2*half/h0, 6)
+	g, err := m.glyphs(strings.TrimSpace(n.text), fonts.Of(fonts.Serif, fonts.Regular), c.size*f)
+	if err != nil {
+		return b
+	}
+	out := &mbox{}
+	out.place(g, 0, (g.asc-g.desc)/2-axis)
+	return out
+}
+
+// scripts lays out msub, msup and msubsup.
+func (m *mathLayout) scripts(n *mnode, c mctx) (*mbox, error) {
+	base, err := m.lay(n.kids[0], c)
+	if err != nil {
+		return nil, err
+	}
+	sc := c.script()
+	var sub, sup *mbox
+	switch n.tag {
+	case "msub":
+		sub, err = m.lay(n.kids[1], sc)
+	case "msup":
+		sup, err = m.lay(n.kids[1], sc)
+	default:
+		if sub, err = m.lay(n.kids[1], sc); err == nil {
+			sup, err = m.lay(n.kids[2], sc)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.attach(base, sub, sup, c, italicBase(n.kids[0])), nil
+}
+
+// italicBase reports whether a script's base leans right, so that its
+// superscript moves right with it.
+func italicBase(n *mnode) bool {
+	if n.tag != "mi" || n.attr("mathvariant") != "" {
+		return false
+	}
+	t := strings.TrimSpace(n.text)
+	r, size := utf8.DecodeRuneInString(t)
+	return size == len(t) && unicode.IsLetter(r)
+}
+
+// attach places scripts beside base, as TeX's rules 18a-f do in spirit:
+// a superscript's bottom clears the baseline, a subscript's top stays
+// below the x-height, and the two keep apart.
+func (m *mathLayout) attach(base, sub, sup *mbox, c mctx, italic bool) *mbox {
+	s := c.size
+	out := &mbox{}
+	out.place(base, 0, 0)
+	x := base.w
+	var u, v float64
+	if sup != nil {
+		u = math.Max(base.asc-0.3*s, math.Max(0.36*s, sup.desc+0.12*s))
+		if c.display {
+			u = math.Max(u, 0.42*s)
+		}
+	}
+	if sub != nil {
+		v = math.Max(base.desc+0.05*s, math.Max(0.15*s, sub.asc-0.35*s))
+		if sup != nil {
+			v = math.Max(v, 0.22*s)
+			if gap := (u - sup.desc) - (sub.asc - v); gap < 0.16*s {
+				v += 0.16*s - gap
+			}
+		}
+	}
+	w := x
+	if sup != nil {
+		dx := 0.0
+		if italic {
+			dx = 0.06 * s
+		}
+		out.place(sup, x+dx, -u)
+		w = math.Max(w, x+dx+sup.w)
+	}
+	if sub != nil {
+		out.place(sub, x, v)
+		w = math.Max(w, x+sub.w)
+	}
+	out.w = w + 0.05*s
+	return out
+}
+
+// movable reports whether n's limits go beside it outside display style
+// (sums, lim).
+func movable(n *mnode) bool {
+	switch n.tag {
+	case "mo", "mi":
+		return n.attr("movablelimits") == "true"
+	case "mrow":
+		return len(n.kids) == 1 && movable(n.kids[0])
+	}
+	return false
+}
+
+// limits lays out munder, mover and munderover: limits centred over and
+// under their base, accents close over it, limits of sums beside them
+// outside display style.
+func (m *mathLayout) limits(n *mnode, c mctx) (*mbox, error) {
+	base, err := m.lay(n.kids[0], c)
+	if err != nil {
+		return nil, err
+	}
+	var under, over *mnode
+	switch n.tag {
+	case "munder":
+		under = n.kids[1]
+	case "mover":
+		over = n.kids[1]
+	default:
+		under, over = n.kids[1], n.kids[2]
+	}
+	if !c.display && movable(n.kids[0]) {
+		var sub, sup *mbox
+		if under != nil {
+			if sub, err = m.lay(under, c.script()); err != nil {
+				return nil, err
+			}
+		}
+		if over != nil {
+			if sup, err = m.lay(over, c.script()); err != nil {
+				return nil, err
+			}
+		}
+		return m.attach(base, sub, sup, c, false), nil
+	}
+	s := c.size
+	var ub, ob *mbox
+	if under != nil {
+		if ub, err = m.script(under, base.w, n.attr("accentunder") == "true", c); err != nil {
+			return nil, err
+		}
+	}
+	if over != nil {
+		if ob, err = m.script(over, base.w, n.attr("accent") == "true", c); err != nil {
+			return nil, err
+		}
+	}
+	w := base.w
+	if ub != nil {
+		w = math.Max(w, ub.w)
+	}
+	if ob != nil {
+		w = math.Max(w, ob.w)
+	}
+	out := &mbox{}
+	out.place(base, (w-base.w)/2, 0)
+	gap := 0.12 * s
+	if ob != nil {
+		out.place(ob, (w-ob.w)/2, -(base.asc + gap + ob.desc))
+	}
+	if ub != nil {
+		out.place(ub, (w-ub.w)/2, base.desc+gap+ub.asc)
+	}
+	out.w = w
+	return out, nil
+}
+
+// script lays out an under or over script of a base w wide: an accent in
+// the base's style, a limit in script style; a bar, brace or arrow spans
+// the base.
+func (m *mathLayout) script(n *mnode, w float64, accent bool, c mctx) (*mbox, error) {
+	sc := c
+	if !accent {
+		sc = c.script()
+	}
+	if n.tag == "mo" {
+		s := c.size
+		t := rule(s)
+		switch strings.TrimSpace(n.text) {
+		case "¯", "‾", "_", "―", "─":
+			return &mbox{w: w, asc: t, rules: []mrule{{0, -t / 2, w, -t / 2, t}}}, nil
+		case "⏞", "⏟":
+			// A brace: a rule with its ends bent towards the base and
+			// a point away from it in the middle.
+			h := 0.25 * s
+			y0, y1 := 0.0, -h // over: ends down at 0, rule at -h/2, point up at -h
+			if strings.TrimSpace(n.text) == "⏟" {
+				y0, y1 = -h, 0
+			}
+			mid := (y0 + y1) / 2
+			return &mbox{w: w, asc: h, rules: []mrule{
+				{0, y0, 0.1 * s, mid, t}, {0.1 * s, mid, w/2 - 0.1*s, mid, t},
+				{w/2 - 0.1*s, mid, w / 2, y1, t}, {w / 2, y1, w/2 + 0.1*s, mid, t},
+				{w/2 + 0.1*s, mid, w - 0.1*s, mid, t}, {w - 0.1*s, mid, w, y0, t},
+			}}, nil
+		case "⃗", "→":
+			if accent {
+				head, err := m.glyphs("→", fonts.Of(fonts.Serif, fonts.Regular), s*0.7)
+				if err != nil {
+					return nil, err
+				}
+				if w <= head.w*1.2 {
+					return head, nil
+				}
+				// Stretched: a shaft, and the arrow's head at its end.
+				out := &mbox{}
+				mid := -(head.asc - head.desc) / 2
+				out.rules = append(out.rules, mrule{0, mid, w - head.w/2, mid, t})
+				out.place(head, w-head.w, 0)
+				return out, nil
+			}
+		}
+	}
+	return m.lay(n, sc)
+}
+
+// frac lays out a fraction: numerator over denominator, centred, with a
+// bar on the math axis.
+func (m *mathLayout) frac(n *mnode, c mctx) (*mbox, error) {
+	fc := c.fraction()
+	num, err := m.lay(n.kids[0], fc)
+	if err != nil {
+		return nil, err
+	}
+	den, err := m.lay(n.kids[1], fc)
+	if err != nil {
+		return nil, err
+	}
+	s := c.size
+	t := rule(s)
+	if lt := n.attr("linethickness"); lt == "0" || lt == "0em" || lt == "0pt" {
+		t = 0
+	}
+	axis := m.axis * s
+	gap := math.Max(t, 0.08*s)
+	if c.display {
+		gap = math.Max(3*t, 0.15*s)
+	}
+	u := axis + t/2 + gap + num.desc
+	v := den.asc + gap - axis + t/2
+	if c.display {
+		u, v = math.Max(u, 0.68*s), math.Max(v, 0.6*s)
+	}
+	pad := 0.12 * s
+	w := math.Max(num.w, den.w) + 2*pad
+	out := &mbox{}
+	out.place(num, (w-num.w)/2, -u)
+	out.place(den, (w-den.w)/2, v)
+	if t > 0 {
+		out.rules = append(out.rules, mrule{pad / 2, -axis, w - pad/2, -axis, t})
+		out.asc = math.Max(out.asc, axis+t/2)
+	}
+	out.w = w
+	return out, nil
+}
+
+// radical draws a radical sign before body, with a bar over it, and the
+// index (mroot) over the sign's tick.
+func (m *mathLayout) radical(body, index *mbox, c mctx) *mbox {
+	s := c.size
+	t := rule(s)
+	clear := 0.12 * s
+	if c.display {
+		clear = 0.2 * s
+	}
+	top := -(body.asc + clear + t/2)
+	bottom := body.desc + 0.08*s
+	h := bottom - top
+	sw := 0.55*s + 0.05*h // the sign's width grows a little with its height
+	mid := bottom - math.Min(0.5*h, 0.5*s)
+	x0 := 0.0
+	if index != nil {
+		// The index sits over the tick, its right end near the sign's
+		// lowest point; a wide index pushes the sign right.
+		x0 = math.Max(0, index.w-0.45*sw)
+	}
+	out := &mbox{}
+	if index != nil {
+		out.place(index, x0+0.45*sw-index.w, mid-0.08*s-index.desc)
+	}
+	bx := x0 + sw + 0.06*s
+	out.place(body, bx, 0)
+	out.rules = append(out.rules,
+		mrule{x0 + 0.05*s, mid + 0.06*s, x0 + 0.17*s, mid, t},
+		mrule{x0 + 0.17*s, mid, x0 + 0.45*sw, bottom, 2 * t},
+		mrule{x0 + 0.45*sw, bottom, x0 + sw, top, t},
+		mrule{x0 + sw, top, bx + body.w + 0.06*s, top, t},
+	)
+	out.asc = math.Max(out.asc, -top+t/2)
+	out.desc = math.Max(out.desc, bottom)
+	out.w = bx + body.w + 0.1*s
+	return out
+}
+
+// table lays out a matrix: cells centred in their columns, rows apart,
+// the whole centred on the axis.
+func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
+	var rows [][]*mbox
+	var widths []float64
+	for _, r := range n.kids {
+		if r.tag != "mtr" {
+			return nil, errMathUnsupported
+		}
+		var cells []*mbox
+		for i, cell := range r.kids {
+			if cell.tag != "mtd" {
+				return nil, errMathUnsupported
+			}
+			b, err := m.lay(cell, c)
+			if err != nil {
+				return nil, err
+			}
+			cells = append(cells, b)
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = math.Max(widths[i], b.w)
+		}
+		rows = append(rows, cells)
+	}
+	s := c.size
+	colGap, rowGap := 0.8*s, 0.25*s
+	out := &mbox{}
+	y := 0.0
+	for _, cells := range rows {
+		asc, desc := 0.6*s, 0.2*s
+		for _, b := range cells {
+			asc, desc = math.Max(asc, b.asc), math.Max(desc, b.desc)
+		}
+		y += asc
+		x := 0.2 * s
+		for i, b := range cells {
+			out.place(b, x+(widths[i]-b.w)/2, y)
+			x += widths[i] + colGap
+		}
+		y += desc + rowGap
+	}
+	total := math.Max(0, y-rowGap)
+	// Shift the rows so that the table's middle is on the axis.
+	dy := -total/2 - m.axis*s
+	for i := range out.kids {
+		out.kids[i].y += dy
+	}
+	out.asc, out.desc = total/2+m.axis*s, total/2-m.axis*s
+	w := 0.2 * s
+	for _, cw := range widths {
+		w += cw + colGap
+	}
+	out.w = w - colGap + 0.2*s
+	return out, nil
+}
