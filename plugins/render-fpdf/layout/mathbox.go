@@ -196,7 +196,7 @@ func (m *mathLayout) token(n *mnode, c mctx) (*mbox, error) {
 		// taller still.
 		sz *= 1.4
 		if strings.ContainsAny(text, "∫∬∭∮∯∰") {
-			sz *= 1.4
+			sz *= 1.2
 		}
 	}
 	b, err := m.glyphs(text, fonts.Of(fonts.Serif, fonts.StyleOf(bold, italic)), sz)
