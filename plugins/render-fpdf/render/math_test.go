@@ -262,3 +262,43 @@ func TestMathBounds(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkMath measures what formulas add to a render: a page of 100
+// formulas (the parser's MathML for the quadratic formula, a sum with
+// limits and a² + b² = c², inline and display) against the same page with
+// their TeX printed as source. Report the difference per formula:
+//
+//	go test -run '^$' -bench 'Math' -benchmem ./plugins/render-fpdf/render/
+func BenchmarkMath(b *testing.B) {
+	const quadratic = `<math display="block"><mrow><mi>x</mi><mo>=</mo><mfrac><mrow><mo>−</mo><mi>b</mi><mo>±</mo><msqrt><mrow><msup><mi>b</mi><mn>2</mn></msup><mo>−</mo><mn>4</mn><mi>a</mi><mi>c</mi></mrow></msqrt></mrow><mrow><mn>2</mn><mi>a</mi></mrow></mfrac></mrow></math>`
+	build := func(mathml bool) stage.Document {
+		var ns []*stage.Node
+		mml := func(s string) string {
+			if mathml {
+				return s
+			}
+			return ""
+		}
+		for i := range 25 {
+			ns = append(ns,
+				para(txt("Text "+itoa(i)+" with "), inlineMath(`a^2+b^2=c^2`, mml(mmlPythag)), txt(" and "),
+					inlineMath(`x = \frac{-b \pm \sqrt{b^2-4ac}}{2a}`, mml(strings.Replace(quadratic, "block", "inline", 1)))),
+				displayMath(`\sum_{i=1}^n i^2`, mml(mmlSum)),
+				displayMath(`x = \frac{-b \pm \sqrt{b^2-4ac}}{2a}`, mml(quadratic)))
+		}
+		return doc(ns...)
+	}
+	r := newRenderer(b, `{}`)
+	for _, mathml := range []bool{false, true} {
+		d := build(mathml)
+		name := "formulas=100/source"
+		if mathml {
+			name = "formulas=100/laid-out"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				renderPDF(b, r, req{doc: d, tokens: basicTokens})
+			}
+		})
+	}
+}
