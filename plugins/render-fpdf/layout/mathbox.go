@@ -191,6 +191,10 @@ func (m *mathLayout) token(n *mnode, c mctx) (*mbox, error) {
 		return nil, errMathUnsupported // script, fraktur, ...: a face DejaVu lacks
 	}
 	sz := c.size
+	if l, err := strconv.Atoi(n.attr("scriptlevel")); err == nil && n.tag == "mo" && l < 0 && l >= -4 {
+		// \big( to \Bigg(: a fence a quarter larger a step.
+		sz *= 1 + 0.25*float64(-l)
+	}
 	if n.tag == "mo" && n.attr("largeop") == "true" && c.display {
 		// TeX's display operators: sums about 1.4 times the text, integrals
 		// taller still.
@@ -224,6 +228,7 @@ func (m *mathLayout) glyphs(text string, want fonts.ID, size float64) (*mbox, er
 	var run []byte
 	face := fonts.ID(-1)
 	x, runX := 0.0, 0.0
+	inked := false
 	flush := func() {
 		if len(run) > 0 {
 			out.kids = append(out.kids, mplaced{runX, 0, &mbox{text: string(run), face: face, size: size}})
@@ -234,7 +239,14 @@ func (m *mathLayout) glyphs(text string, want fonts.ID, size float64) (*mbox, er
 		if dropped(r) {
 			continue
 		}
-		got, id := m.e.resolve(r, want)
+		w := want
+		if r > 0xFFFF {
+			var ok bool
+			if r, w, ok = mathAlnum(r); !ok {
+				return nil, errMathUnsupported
+			}
+		}
+		got, id := m.e.resolve(r, w)
 		if got == replacement {
 			return nil, errMathUnsupported
 		}
@@ -243,8 +255,13 @@ func (m *mathLayout) glyphs(text string, want fonts.ID, size float64) (*mbox, er
 			face = id
 		}
 		f := m.e.fonts.Face(id)
-		a, d, _ := f.Extent(r)
-		out.asc, out.desc = math.Max(out.asc, a*size), math.Max(out.desc, d*size)
+		// The ink's extent, which may lie wholly above the baseline (an
+		// accent: desc negative) or below it.
+		if a, d, _ := f.Extent(r); inked {
+			out.asc, out.desc = math.Max(out.asc, a*size), math.Max(out.desc, d*size)
+		} else if a != 0 || d != 0 {
+			out.asc, out.desc, inked = a*size, d*size, true
+		}
 		run = utf8.AppendRune(run, r)
 		x += float64(f.Width(r)) * size / 1000
 	}
@@ -281,7 +298,13 @@ func opClassOf(n *mnode) opClass {
 		if n.attr("largeop") == "true" {
 			return opLargeOp
 		}
-		switch strings.TrimSpace(n.text) {
+		t := strings.TrimSpace(n.text)
+		if r, _ := utf8.DecodeRuneInString(t); unicode.IsLetter(r) && utf8.RuneCountInString(t) > 1 {
+			// An operator named by a word (mod): MathML's default
+			// spacing for operators it does not list, thick.
+			return opRel
+		}
+		switch t {
 		case "+", "−", "-", "±", "∓", "×", "÷", "·", "⋅", "∗", "∘", "∙", "∪", "∩", "∧", "∨", "⊕", "⊗", "∖", "⋆":
 			return opBin
 		case "=", "<", ">", "≤", "≥", "≠", "≈", "≡", "∼", "≃", "≅", "→", "←", "↔", "⇒", "⇐", "⇔", "↦", "∈", "∉",
@@ -369,10 +392,9 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 		if i > 0 && (prev == opLargeOp || prev == opFunc) && (cls == opOrd || cls == opFunc) {
 			x += 3 * em
 		}
-		if i == 0 {
-			space = math.Min(space, 0) // nothing to space from
+		if i > 0 { // nothing to space from before the first
+			x += space
 		}
-		x += space
 		out.place(b, x, 0)
 		x += b.w
 		if i < len(boxes)-1 {

@@ -174,7 +174,14 @@ func (m *mathLayout) script(n *mnode, w float64, accent bool, c mctx) (*mbox, er
 	if n.tag == "mo" {
 		s := c.size
 		t := rule(s)
-		switch strings.TrimSpace(n.text) {
+		text := strings.TrimSpace(n.text)
+		if spacing, ok := spacingAccents[text]; ok {
+			// A combining mark alone has no advance and hangs left of
+			// the pen; its spacing form centres over the base.
+			text = spacing
+			n = &mnode{tag: n.tag, text: spacing, attrs: n.attrs}
+		}
+		switch text {
 		case "¯", "‾", "_", "―", "─":
 			return &mbox{w: w, asc: t, rules: []mrule{{0, -t / 2, w, -t / 2, t}}}, nil
 		case "⏞", "⏟":
@@ -212,9 +219,22 @@ func (m *mathLayout) script(n *mnode, w float64, accent bool, c mctx) (*mbox, er
 	return m.lay(n, sc)
 }
 
+// spacingAccents are the spacing forms of the combining marks the
+// converter writes as accents.
+var spacingAccents = map[string]string{
+	"\u0300": "`", "\u0301": "´", "\u0302": "ˆ", "\u0303": "˜", "\u0304": "¯", "\u0305": "¯",
+	"\u0306": "˘", "\u0307": "˙", "\u0308": "¨", "\u030A": "˚", "\u030C": "ˇ", "\u0332": "_", "~": "˜",
+}
+
 // frac lays out a fraction: numerator over denominator, centred, with a
 // bar on the math axis.
 func (m *mathLayout) frac(n *mnode, c mctx) (*mbox, error) {
+	switch n.attr("displaystyle") { // \dfrac, \tfrac
+	case "true":
+		c.display = true
+	case "false":
+		c.display = false
+	}
 	fc := c.fraction()
 	num, err := m.lay(n.kids[0], fc)
 	if err != nil {
@@ -293,13 +313,19 @@ func (m *mathLayout) radical(body, index *mbox, c mctx) *mbox {
 // table lays out a matrix: cells centred in their columns, rows apart,
 // the whole centred on the axis.
 func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
+	if n.attr("displaystyle") == "true" { // aligned, gathered
+		c.display = true
+	}
 	var rows [][]*mbox
+	var aligns [][]string
 	var widths []float64
+	tableAligns := strings.Fields(n.attr("columnalign"))
 	for _, r := range n.kids {
 		if r.tag != "mtr" {
 			return nil, errMathUnsupported
 		}
 		var cells []*mbox
+		var al []string
 		for i, cell := range r.kids {
 			if cell.tag != "mtd" {
 				return nil, errMathUnsupported
@@ -309,18 +335,24 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 				return nil, err
 			}
 			cells = append(cells, b)
+			a := cell.attr("columnalign")
+			if a == "" && len(tableAligns) > 0 {
+				a = tableAligns[min(i, len(tableAligns)-1)]
+			}
+			al = append(al, a)
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}
 			widths[i] = math.Max(widths[i], b.w)
 		}
 		rows = append(rows, cells)
+		aligns = append(aligns, al)
 	}
 	s := c.size
 	colGap, rowGap := 0.8*s, 0.25*s
 	out := &mbox{}
 	y := 0.0
-	for _, cells := range rows {
+	for ri, cells := range rows {
 		asc, desc := 0.6*s, 0.2*s
 		for _, b := range cells {
 			asc, desc = math.Max(asc, b.asc), math.Max(desc, b.desc)
@@ -328,7 +360,14 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 		y += asc
 		x := 0.2 * s
 		for i, b := range cells {
-			out.place(b, x+(widths[i]-b.w)/2, y)
+			dx := (widths[i] - b.w) / 2
+			switch aligns[ri][i] {
+			case "left":
+				dx = 0
+			case "right":
+				dx = widths[i] - b.w
+			}
+			out.place(b, x+dx, y)
 			x += widths[i] + colGap
 		}
 		y += desc + rowGap
