@@ -87,10 +87,13 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 		return "", "", false
 	}
 	out, tree, ok = cleanMathML(out)
-	if !ok || len(out)+len(tree) > b.out {
+	// Only the HTML counts against the budget, as it did before the tree
+	// carried MathML, so that Chromium converts the same formulas: the
+	// tree's form is a part of it, bounded with it.
+	if !ok || len(out) > b.out {
 		return "", "", false
 	}
-	b.out -= len(out) + len(tree)
+	b.out -= len(out)
 	return out, tree, true
 }
 
