@@ -223,3 +223,38 @@ func TestMathTreeMathML(t *testing.T) {
 		t.Errorf("%d formulas in the HTML, want 4", got)
 	}
 }
+
+// TestMathBudgetAcrossParts: a document parsed in parts (render-fpdf's
+// way, where the tree's MathML is what it lays out) is held to one
+// document's math budget, not one per part: past its first 256 KiB of TeX
+// formulas stay source, as they do parsed whole.
+func TestMathBudgetAcrossParts(t *testing.T) {
+	formula := "$$\n" + strings.Repeat(`\frac{a}{b}+`, 80) + "x\n$$\n\n"
+	src := strings.Repeat(formula, 2*maxDocMathBytes/len(formula))
+	count := func(roots ...*stage.Node) int {
+		n := 0
+		for _, r := range roots {
+			r.Walk(func(n2 *stage.Node) bool {
+				if n2.Attr("mathml") != "" {
+					n++
+				}
+				return true
+			})
+		}
+		return n
+	}
+	whole, err := New(nil).Parse(t.Context(), &stage.ParseRequest{Markdown: src, SkipHTML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(nil)
+	p.parts = partSizes{first: 4 << 10, max: 16 << 10}
+	parts, _, err := parseParts(t.Context(), p, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	max := maxDocMathBytes/(len(formula)-8) + 1
+	if got, want := count(parts...), count(whole.Document.Root); got != want || got > max || len(parts) < 10 {
+		t.Errorf("%d formulas converted in %d parts, %d parsed whole; want at most %d", got, len(parts), want, max)
+	}
+}

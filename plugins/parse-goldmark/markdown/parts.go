@@ -3,6 +3,7 @@ package markdown
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -49,11 +50,16 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 		return nil, err
 	}
 	defer release()
-	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src))
+	// One math budget for the document, however many parts and parses
+	// it takes: the tree's MathML is converted part by part.
+	budget := newMathBudget(time.Now())
+	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src), budget)
 	err = s.run()
 	if errors.Is(err, errRestart) {
-		// Nothing has been emitted yet: see partStream.holdTo.
-		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1})
+		// Nothing has been emitted yet: see partStream.holdTo. The
+		// formulas are converted again, within the same time.
+		budget = &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, deadline: budget.deadline}
+		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1}, budget)
 		err = s.run()
 	}
 	if err != nil {
@@ -107,11 +113,13 @@ type partStream struct {
 	held     []*stage.Node
 	headings []stage.Heading
 	parts    int // emitted
+	budget   *mathBudget
 	retries  int // parses done again because the part ended inside a block
 }
 
-func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit func(stage.Part) error, plan defPlan) *partStream {
+func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit func(stage.Part) error, plan defPlan, budget *mathBudget) *partStream {
 	return &partStream{
+		budget: budget,
 		ctx:    ctx,
 		md:     p.md.Parser(),
 		src:    src,
@@ -184,6 +192,7 @@ func (s *partStream) parse(at, end int) (ast.Node, parser.Context, int, error) {
 		}
 		pc := parser.NewContext(parser.WithIDs(s.ids))
 		doc := s.md.Parse(text.NewReader(s.src[at:end]), parser.WithContext(pc))
+		doc.OwnerDocument().SetAttribute(mathBudgetAttr, s.budget)
 		if end == len(s.src) || !openAtEnd(doc, end-at) {
 			s.ids.commit()
 			return doc, pc, end, nil
