@@ -471,7 +471,7 @@ func (p *painter) emoji(it *layout.Item) {
 // formula's ActualText is anchored to, in points.
 const mathAnchor = 0.01
 
-// anchorText draws an invisible space (rendering mode 3) of it's face
+// anchorText draws an invisible space (rendering mode 3) of the item's face
 // and size at x on its baseline, squeezed to mathAnchor. A formula draws
 // one at its start and one at its end inside its ActualText span: readers
 // (poppler, pdf.js) place a span's ActualText from the first character
