@@ -15,6 +15,13 @@ import (
 // copies is its TeX source: the painter wraps the formula's drawing in a
 // span whose ActualText is the TeX (MathBegin, MathEnd).
 
+// MaxMathItems bounds the drawing items a document's laid-out formulas
+// draw, a share of MaxItems. A formula draws an item per token and per
+// stroke where its source drew one or two, so the parser's 256 KiB of TeX
+// (x+x+...) could draw 260,000 and fail a document that rendered when
+// formulas were printed as source; past the bound they still are.
+const MaxMathItems = 100_000
+
 // mathRef is a laid-out formula an atom refers to (atom.img).
 type mathRef struct {
 	box *mbox
@@ -41,6 +48,15 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 		e.log.Debug("formula printed as source", "err", err)
 		return atom{}, false
 	}
+	items := b.items() + 2 // and MathBegin, MathEnd
+	if e.mathItems+items > e.maxMathItems {
+		if !e.mathCapped {
+			e.mathCapped = true
+			e.log.Info("formulas past the document's drawing-item bound printed as source", "bound", e.maxMathItems)
+		}
+		return atom{}, false
+	}
+	e.mathItems += items
 	e.atom()
 	kind := aMath
 	if display {
@@ -120,6 +136,18 @@ func (e *engine) drawFormula(a *atom, x, base float64) {
 	e.add(Item{Kind: MathBegin, X: x, Y: base, W: ref.box.w * f, Text: ref.tex, Face: face, Size: a.st.size * f})
 	e.drawBox(ref.box, x, base, f, a.st)
 	e.add(Item{Kind: MathEnd, X: x, Y: base, W: ref.box.w * f, Face: face, Size: a.st.size * f})
+}
+
+// items is how many drawing items b draws.
+func (b *mbox) items() int {
+	n := len(b.rules)
+	if b.text != "" {
+		n++
+	}
+	for _, k := range b.kids {
+		n += k.b.items()
+	}
+	return n
 }
 
 // drawBox draws b with its origin at (x, y), scaled by f, in st's colour.

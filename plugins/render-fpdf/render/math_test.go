@@ -302,3 +302,27 @@ func BenchmarkMath(b *testing.B) {
 		})
 	}
 }
+
+// TestMathItemBound: formulas drawing more than MaxMathItems items in all
+// are printed as source past the bound, so that a document of 300,000
+// one-character tokens, 413 (over the drawing-item limit) once its
+// formulas were laid out, renders as it did when they were source.
+func TestMathItemBound(t *testing.T) {
+	needTool(t, "pdffonts")
+	body := `<math display="block"><mrow>` + strings.Repeat("<mi>x</mi><mo>+</mo>", 5000) + "<mn>1</mn></mrow></math>"
+	var ns []*stage.Node
+	for range 30 {
+		ns = append(ns, displayMath(strings.Repeat("x+", 5000)+"1", body))
+	}
+	r := newRenderer(t, "")
+	resp := renderPDF(t, r, req{doc: doc(ns...), tokens: basicTokens, numbering: stage.NumberingNone})
+	if !usesMono(t, resp.PDF) {
+		t.Error("no formula past the bound printed as source")
+	}
+	// A laid-out formula extracts as its TeX on one line; one printed as
+	// source wraps.
+	tex := strings.Repeat("x+", 5000) + "1"
+	if n := strings.Count(pdfText(t, resp.PDF), tex); n < 5 || n > 10 {
+		t.Errorf("%d formulas laid out, want the first 9 or so", n)
+	}
+}
