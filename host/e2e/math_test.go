@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,11 +10,13 @@ import (
 const mathSample = "# Math\n\nPythagoras $a^2+b^2=c^2$ and prices $5 and $10 stay text.\n\n" +
 	"$$\\frac{12}{34}$$\n\n$$\n\\sum_{i=1}^n i^2\n$$\n\n```math\n\\sqrt{56}\n```\n"
 
-// TestMathOnEveryBackend renders GitHub's math through the whole service:
+// TestMathOnEveryBackend renders GitHub's math through the whole service.
 // Chromium lays out the MathML (the summation sign, no TeX left, a
 // fraction bar between numerator and denominator, a radical's bar over
-// its radicand); render-fpdf prints the TeX source in its monospace face.
-// Dollars that are prices stay text on both.
+// its radicand). render-fpdf lays it out too, with the same bars, and no
+// formula in its monospace face, which it printed them in as TeX before;
+// what a reader extracts from its formulas is their TeX, one word each
+// spanning the formula. Dollars that are prices stay text on both.
 func TestMathOnEveryBackend(t *testing.T) {
 	pdfcheck.Require(t)
 	for _, backend := range backends(t) {
@@ -33,19 +32,41 @@ func TestMathOnEveryBackend(t *testing.T) {
 			if !strings.Contains(strings.Join(strings.Fields(text), " "), "prices $5 and $10 stay text.") {
 				t.Errorf("prices became math:\n%s", text)
 			}
+			dpi := 144
+			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
 			if backend == "fpdf" {
 				for _, src := range []string{`\frac{12}{34}`, `\sum_{i=1}^n i^2`, `\sqrt{56}`, `a^2+b^2=c^2`} {
 					if !strings.Contains(text, src) {
-						t.Errorf("the source %q is not printed:\n%s", src, text)
+						t.Errorf("the source %q is not extracted:\n%s", src, text)
 					}
 				}
-				path := filepath.Join(t.TempDir(), "math.pdf")
-				if err := os.WriteFile(path, pdf, 0o600); err != nil {
-					t.Fatal(err)
+				if fonts := fontsOf(t, pdf); strings.Contains(fonts, "Mono") {
+					t.Errorf("a formula is printed as source in the monospace face: %s", fonts)
 				}
-				out, err := exec.Command("pdffonts", path).CombinedOutput()
-				if err != nil || !strings.Contains(string(out), "Mono") {
-					t.Errorf("no monospace face in the PDF (%v):\n%s", err, out)
+				words := pdfcheck.Words(t, pdf)
+				find := func(s string) pdfcheck.Word {
+					t.Helper()
+					for _, w := range words {
+						if w.Text == s {
+							return w
+						}
+					}
+					t.Fatalf("no formula %q on the page:\n%s", s, text)
+					return pdfcheck.Word{}
+				}
+				// The TeX's word spans the formula on its baseline: the
+				// fraction's bar is above it, about as wide; the radical's
+				// bar over the radicand, right of the sign.
+				frac := find(`\frac{12}{34}`)
+				fw := frac.XMax - frac.XMin
+				if run := img.darkRow(frac.XMin-1, frac.YMin-12, frac.XMax+1, frac.YMax); run < 0.8*fw {
+					t.Errorf("no fraction bar in %v: longest dark row %.1f pt", frac, run)
+				}
+				rad := find(`\sqrt{56}`)
+				rw := rad.XMax - rad.XMin
+				if run := img.darkRow(rad.XMin+0.3*rw, rad.YMin-12, rad.XMax+1, rad.YMax-4); run < 0.5*rw {
+					t.Errorf("no radical bar in %v: longest dark row %.1f pt", rad, run)
 				}
 				return
 			}
@@ -71,9 +92,6 @@ func TestMathOnEveryBackend(t *testing.T) {
 				t.Fatalf("no %q on the page:\n%s", s, text)
 				return pdfcheck.Word{}
 			}
-			dpi := 144
-			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
-			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
 			num, den := find("12"), find("34")
 			numMid, denMid := (num.YMin+num.YMax)/2, (den.YMin+den.YMax)/2
 			if numMid >= den.YMin {

@@ -55,9 +55,10 @@ func TestBackendParity(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parity document: %v", err)
 		}
-		// Math differs by design (Chromium lays out the formula,
-		// render-fpdf prints its TeX; TestMathOnEveryBackend checks
-		// both): escaped dollars keep it text on both.
+		// Math extracts differently by design (Chromium's glyphs in
+		// drawing order, render-fpdf's TeX as ActualText;
+		// TestMathOnEveryBackend and TestMathParity compare the
+		// formulas): escaped dollars keep it text on both.
 		docs[path] = strings.ReplaceAll(string(b), "$", `\$`)
 	}
 	texts := map[string]map[string]string{}

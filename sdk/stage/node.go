@@ -55,6 +55,11 @@ const (
 // Math in a heading may also carry the attribute plain: the formula as
 // plain text on one line ("e^(iπ)+1=0"), which the document's title and
 // outline use and a renderer's bookmarks should too.
+// A formula the parser converted also carries the attribute mathml: its
+// MathML presentation markup, compact (a <math> element, display "block"
+// or "inline", without the TeX annotation or browser-only attributes),
+// for a renderer that lays formulas out itself; one without it is printed
+// as source by every renderer, as on Chromium.
 type Node struct {
 	Kind     Kind
 	Text     string

@@ -36,6 +36,7 @@ type mathInline struct {
 	ast.BaseInline
 	tex     []byte
 	display bool
+	conv    mathConv
 }
 
 func (n *mathInline) Kind() ast.NodeKind { return kindMathInline }
@@ -49,6 +50,7 @@ func (n *mathInline) Dump(src []byte, level int) {
 type mathBlock struct {
 	ast.BaseBlock
 	closed bool
+	conv   mathConv
 }
 
 func (n *mathBlock) Kind() ast.NodeKind { return kindMathBlock }

@@ -158,9 +158,12 @@ func FuzzMathML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tex string) {
 		start := time.Now()
 		for _, display := range []bool{false, true} {
-			if out, ok := toMathML([]byte(tex), display, newMathBudget(start)); ok {
-				if again, ok := cleanMathML(out); !ok || again != out {
+			if out, tree, ok := toMathML([]byte(tex), display, newMathBudget(start)); ok {
+				if again, againTree, ok := cleanMathML(out); !ok || again != out || againTree != tree {
 					t.Fatalf("not clean MathML: %q", out)
+				}
+				if _, again, ok := cleanMathML(tree); !ok || again != tree {
+					t.Fatalf("the tree's MathML is not clean: %q", tree)
 				}
 			}
 		}
@@ -180,5 +183,80 @@ func TestMathParts(t *testing.T) {
 		"$$\nopen to the end\n\nStill here.\n",
 	} {
 		checkParts(t, p, src)
+	}
+}
+
+// TestMathTreeMathML: a converted formula's node carries the compact
+// MathML, the HTML's without the TeX annotation and browser-only
+// attributes, and keeps its TeX as Text; one printed as source carries
+// none, so a renderer falls back to the source exactly where Chromium does.
+func TestMathTreeMathML(t *testing.T) {
+	src := "Inline $a^2$ and $$\\frac{1}{2}$$ then $\\frac{a$.\n\n$$\n\\sqrt{x}\n$$\n\n```math\n\\sum_i i\n```\n"
+	resp, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		`a^2`:         `<math display="inline"><mrow><msup><mi>a</mi><mn>2</mn></msup></mrow></math>`,
+		`\frac{1}{2}`: `<math display="block"><mrow><mfrac><mn>1</mn><mn>2</mn></mfrac></mrow></math>`,
+		`\frac{a`:     "",
+		`\sqrt{x}`:    `<math display="block"><mrow><msqrt><mi>x</mi></msqrt></mrow></math>`,
+		`\sum_i i`:    `<math display="block"><mrow><mrow><munder><mo largeop="true" movablelimits="true">∑</mo><mi>i</mi></munder></mrow><mi>i</mi></mrow></math>`,
+	}
+	seen := 0
+	resp.Document.Root.Walk(func(n *stage.Node) bool {
+		if n.Attr("math") == "" {
+			return true
+		}
+		seen++
+		w, ok := want[n.Text]
+		if !ok {
+			t.Errorf("unexpected math node %q", n.Text)
+		}
+		if got := n.Attr("mathml"); got != w {
+			t.Errorf("%q: mathml %q, want %q", n.Text, got, w)
+		}
+		return true
+	})
+	if seen != len(want) {
+		t.Errorf("%d math nodes, want %d", seen, len(want))
+	}
+	if got := strings.Count(resp.Document.HTML, "<math"); got != 4 {
+		t.Errorf("%d formulas in the HTML, want 4", got)
+	}
+}
+
+// TestMathBudgetAcrossParts: a document parsed in parts (render-fpdf's
+// way, where the tree's MathML is what it lays out) is held to one
+// document's math budget, not one per part: past its first 256 KiB of TeX
+// formulas stay source, as they do parsed whole.
+func TestMathBudgetAcrossParts(t *testing.T) {
+	formula := "$$\n" + strings.Repeat(`\frac{a}{b}+`, 80) + "x\n$$\n\n"
+	src := strings.Repeat(formula, 2*maxDocMathBytes/len(formula))
+	count := func(roots ...*stage.Node) int {
+		n := 0
+		for _, r := range roots {
+			r.Walk(func(n2 *stage.Node) bool {
+				if n2.Attr("mathml") != "" {
+					n++
+				}
+				return true
+			})
+		}
+		return n
+	}
+	whole, err := New(nil).Parse(t.Context(), &stage.ParseRequest{Markdown: src, SkipHTML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(nil)
+	p.parts = partSizes{first: 4 << 10, max: 16 << 10}
+	parts, _, err := parseParts(t.Context(), p, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	max := maxDocMathBytes/(len(formula)-8) + 1
+	if got, want := count(parts...), count(whole.Document.Root); got != want || got > max || len(parts) < 10 {
+		t.Errorf("%d formulas converted in %d parts, %d parsed whole; want at most %d", got, len(parts), want, max)
 	}
 }

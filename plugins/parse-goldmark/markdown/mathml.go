@@ -47,11 +47,30 @@ func newMathBudget(now time.Time) *mathBudget {
 // mathBudgetAttr holds a document's *mathBudget on its goldmark document.
 var mathBudgetAttr = []byte("mdpressMathBudget")
 
-// toMathML returns tex as MathML, or false when it is printed as source.
-func toMathML(tex []byte, display bool, b *mathBudget) (string, bool) {
+// mathConv is a formula's conversion, made once for the HTML and the
+// tree alike, so that both agree and the budget is spent once.
+type mathConv struct {
+	done bool
+	ok   bool
+	html string // the MathML for the HTML
+	tree string // its compact form for the tree (see compactMathML)
+}
+
+// convert returns the formula's conversion, converting it on first use.
+func (c *mathConv) convert(tex []byte, display bool, b *mathBudget) *mathConv {
+	if !c.done {
+		c.done = true
+		c.html, c.tree, c.ok = toMathML(tex, display, b)
+	}
+	return c
+}
+
+// toMathML returns tex as MathML, for the HTML and compacted for the
+// tree, or false when it is printed as source.
+func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bool) {
 	if len(bytes.TrimSpace(tex)) == 0 || len(tex) > maxFormulaBytes || len(tex) > b.tex ||
 		!time.Now().Before(b.deadline) || macroDef.Match(tex) {
-		return "", false
+		return "", "", false
 	}
 	b.tex -= len(tex)
 	doc := treeblood.NewDocument(nil, false)
@@ -66,14 +85,17 @@ func toMathML(tex []byte, display bool, b *mathBudget) (string, bool) {
 	out = strings.TrimSpace(out)
 	if err != nil {
 		converterFailed(err, tex)
-		return "", false
+		return "", "", false
 	}
-	out, ok := cleanMathML(out)
+	out, tree, ok = cleanMathML(out)
+	// Only the HTML counts against the budget, as it did before the tree
+	// carried MathML, so that Chromium converts the same formulas: the
+	// tree's form is a part of it, bounded with it.
 	if !ok || len(out) > b.out {
-		return "", false
+		return "", "", false
 	}
 	b.out -= len(out)
-	return out, true
+	return out, tree, true
 }
 
 // cleanMathML writes s again with each element's attributes in name
@@ -81,26 +103,53 @@ func toMathML(tex []byte, display bool, b *mathBudget) (string, bool) {
 // formula must give the same HTML, or reports false when s holds anything
 // but MathML elements: the converter copies \text{...} through unescaped,
 // so "\text{<div>}" would otherwise open an HTML element in the formula.
-func cleanMathML(s string) (string, bool) {
-	var b strings.Builder
+// It also returns the compact form the tree carries: the same elements
+// without the TeX annotation (the node's Text already holds it), the
+// semantics wrapper and the attributes only a browser reads (class,
+// style, xmlns), about half the size.
+func cleanMathML(s string) (html, tree string, ok bool) {
+	var b, t strings.Builder
 	b.Grow(len(s))
+	t.Grow(len(s) / 2)
+	skip := 0 // depth inside an annotation
 	z := xhtml.NewTokenizer(strings.NewReader(s))
 	for {
 		tt := z.Next()
 		switch tt {
 		case xhtml.ErrorToken:
-			return b.String(), errors.Is(z.Err(), io.EOF)
+			if !errors.Is(z.Err(), io.EOF) {
+				return "", "", false
+			}
+			return b.String(), t.String(), true
 		case xhtml.TextToken:
-			b.WriteString(xhtml.EscapeString(string(z.Text())))
+			esc := xhtml.EscapeString(string(z.Text()))
+			b.WriteString(esc)
+			if skip == 0 {
+				t.WriteString(esc)
+			}
 		case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
 			tok := z.Token()
 			if !mathMLElements[tok.Data] {
-				return "", false
+				return "", "", false
 			}
 			slices.SortFunc(tok.Attr, func(a, b xhtml.Attribute) int { return strings.Compare(a.Key, b.Key) })
 			b.WriteString(tok.String())
+			annotation := tok.Data == "annotation" || tok.Data == "annotation-xml"
+			if annotation && tt == xhtml.StartTagToken {
+				skip++
+			}
+			if skip == 0 && tok.Data != "semantics" {
+				tok.Attr = slices.DeleteFunc(tok.Attr, func(a xhtml.Attribute) bool {
+					return a.Key == "class" || a.Key == "style" || a.Key == "xmlns" ||
+						tok.Data == "math" && a.Key == "displaystyle"
+				})
+				t.WriteString(tok.String())
+			}
+			if annotation && tt == xhtml.EndTagToken && skip > 0 {
+				skip--
+			}
 		default:
-			return "", false
+			return "", "", false
 		}
 	}
 }
@@ -145,8 +194,8 @@ func renderMathInline(w util.BufWriter, _ []byte, node ast.Node, entering bool) 
 		return ast.WalkSkipChildren, nil
 	}
 	n := node.(*mathInline)
-	if mml, ok := toMathML(n.tex, n.display, budgetOf(n)); ok {
-		_, _ = w.WriteString(mml)
+	if c := n.conv.convert(n.tex, n.display, budgetOf(n)); c.ok {
+		_, _ = w.WriteString(c.html)
 		return ast.WalkSkipChildren, nil
 	}
 	_, _ = w.WriteString(`<code class="math-tex">`)
@@ -161,9 +210,9 @@ func renderMathBlock(w util.BufWriter, src []byte, node ast.Node, entering bool)
 	}
 	n := node.(*mathBlock)
 	tex := mathTeX(n, src)
-	if mml, ok := toMathML(tex, true, budgetOf(n)); ok {
+	if c := n.conv.convert(tex, true, budgetOf(n)); c.ok {
 		_, _ = w.WriteString(`<div class="math-display">`)
-		_, _ = w.WriteString(mml)
+		_, _ = w.WriteString(c.html)
 		_, _ = w.WriteString("</div>\n")
 		return ast.WalkSkipChildren, nil
 	}

@@ -2,7 +2,6 @@ package markdown
 
 import (
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -19,20 +18,12 @@ import (
 // these characters to the MathML's own, so a renderer can still tell
 // which laid-out text a title stands for.
 
-// The formulas converted for a document's headings are bounded apart from
-// the body's: past these bounds a heading keeps the TeX source.
-const (
-	headingMathBytes = 64 << 10
-	headingMathTime  = 500 * time.Millisecond
-)
-
-func newHeadingMathBudget(now time.Time) *mathBudget {
-	return &mathBudget{tex: headingMathBytes, out: maxDocMathOut, deadline: now.Add(headingMathTime)}
-}
-
 // plainMath sets the attribute plain on each formula in the headings of
-// root to its plain form, where the converter takes it within b.
-func plainMath(root *stage.Node, b *mathBudget) {
+// root to its plain form, read from the MathML the tree carries: a
+// formula the converter did not take (past the document's bounds, or
+// refused) keeps its source there as on the page, and is not converted
+// twice.
+func plainMath(root *stage.Node) {
 	root.Walk(func(n *stage.Node) bool {
 		if n.Kind != stage.KindHeading {
 			return true
@@ -41,7 +32,7 @@ func plainMath(root *stage.Node, b *mathBudget) {
 			if m.Kind != stage.KindCodeSpan || m.Attr("math") == "" {
 				return true
 			}
-			if ml, ok := toMathML([]byte(m.Text), false, b); ok {
+			if ml := m.Attr("mathml"); ml != "" {
 				if s := mathText(ml); s != "" {
 					m.Attrs["plain"] = s
 				}

@@ -25,7 +25,7 @@ func TestMathText(t *testing.T) {
 		{`\mathbb{R}^n \text{ if } a \le b`, "ℝ^n if a≤b"},
 		{`\begin{pmatrix}a&b\\c&d\end{pmatrix}`, "(a, b; c, d)"},
 	} {
-		ml, ok := toMathML([]byte(tc.tex), false, newMathBudget(time.Now()))
+		ml, _, ok := toMathML([]byte(tc.tex), false, newMathBudget(time.Now()))
 		if !ok {
 			t.Fatalf("%s: not converted", tc.tex)
 		}
@@ -62,14 +62,23 @@ func TestOutlineMath(t *testing.T) {
 		t.Errorf("the tree's math %q, want the TeX %q", tex, want)
 	}
 
-	root := &stage.Node{Kind: stage.KindDocument}
-	for range 3 {
-		root.Children = append(root.Children, &stage.Node{Kind: stage.KindHeading, Attrs: map[string]string{"level": "1"},
-			Children: []*stage.Node{{Kind: stage.KindCodeSpan, Text: `\alpha^2`, Attrs: map[string]string{"math": "inline"}}}})
+	// A formula the converter did not take (past the document's bounds,
+	// or refused) carries no MathML and keeps its source in the outline,
+	// as on the page; one it took is not converted again.
+	_, tree, ok := toMathML([]byte(`\alpha^2`), false, newMathBudget(time.Now()))
+	if !ok {
+		t.Fatal("not converted")
 	}
-	b := newHeadingMathBudget(time.Now())
-	b.tex = 2 * len(`\alpha^2`)
-	_, hs := outline(root, b)
+	root := &stage.Node{Kind: stage.KindDocument}
+	for _, ml := range []string{tree, tree, ""} {
+		attrs := map[string]string{"math": "inline"}
+		if ml != "" {
+			attrs["mathml"] = ml
+		}
+		root.Children = append(root.Children, &stage.Node{Kind: stage.KindHeading, Attrs: map[string]string{"level": "1"},
+			Children: []*stage.Node{{Kind: stage.KindCodeSpan, Text: `\alpha^2`, Attrs: attrs}}})
+	}
+	_, hs := outline(root)
 	var got []string
 	for _, h := range hs {
 		got = append(got, h.Text)

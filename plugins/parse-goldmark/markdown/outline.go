@@ -8,10 +8,10 @@ import (
 )
 
 // outline lists every heading of the tree, and the title: the text of the
-// first heading, or "". The formulas in headings are converted under
-// math's bounds (see plainMath).
-func outline(root *stage.Node, math *mathBudget) (title string, headings []stage.Heading) {
-	plainMath(root, math)
+// first heading, or "". A heading's formulas are in their plain form
+// (see plainMath).
+func outline(root *stage.Node) (title string, headings []stage.Heading) {
+	plainMath(root)
 	root.Walk(func(n *stage.Node) bool {
 		if n.Kind != stage.KindHeading {
 			return true

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"runtime"
 	"sync/atomic"
-	"time"
 
 	"github.com/yuin/goldmark"
 	emoji "github.com/yuin/goldmark-emoji"
@@ -122,7 +121,7 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
-	title, headings := outline(root, newHeadingMathBudget(time.Now()))
+	title, headings := outline(root)
 	return &stage.ParseResponse{Document: stage.Document{
 		HTML:    out.String(),
 		Root:    root,

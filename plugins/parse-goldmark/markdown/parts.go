@@ -50,11 +50,16 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 		return nil, err
 	}
 	defer release()
-	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src))
+	// One math budget for the document, however many parts and parses
+	// it takes: the tree's MathML is converted part by part.
+	budget := newMathBudget(time.Now())
+	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src), budget)
 	err = s.run()
 	if errors.Is(err, errRestart) {
-		// Nothing has been emitted yet: see partStream.holdTo.
-		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1})
+		// Nothing has been emitted yet: see partStream.holdTo. The
+		// formulas are converted again, within the same time.
+		budget = &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, deadline: budget.deadline}
+		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1}, budget)
 		err = s.run()
 	}
 	if err != nil {
@@ -96,7 +101,6 @@ type partStream struct {
 	emit  func(stage.Part) error
 	conv  *converter
 	ids   *headingIDs
-	math  *mathBudget // the headings' formulas' (see plainMath)
 	split splitter
 	whole bool
 	// holdTo is where the last line that may define a link reference
@@ -109,11 +113,13 @@ type partStream struct {
 	held     []*stage.Node
 	headings []stage.Heading
 	parts    int // emitted
+	budget   *mathBudget
 	retries  int // parses done again because the part ended inside a block
 }
 
-func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit func(stage.Part) error, plan defPlan) *partStream {
+func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit func(stage.Part) error, plan defPlan, budget *mathBudget) *partStream {
 	return &partStream{
+		budget: budget,
 		ctx:    ctx,
 		md:     p.md.Parser(),
 		src:    src,
@@ -121,7 +127,6 @@ func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit fun
 		emit:   emit,
 		conv:   newConverter(ctx, cfg, len(src)),
 		ids:    newHeadingIDs(),
-		math:   newHeadingMathBudget(time.Now()),
 		split:  splitter{src: src},
 		whole:  plan.whole,
 		holdTo: plan.holdTo,
@@ -187,6 +192,7 @@ func (s *partStream) parse(at, end int) (ast.Node, parser.Context, int, error) {
 		}
 		pc := parser.NewContext(parser.WithIDs(s.ids))
 		doc := s.md.Parse(text.NewReader(s.src[at:end]), parser.WithContext(pc))
+		doc.OwnerDocument().SetAttribute(mathBudgetAttr, s.budget)
 		if end == len(s.src) || !openAtEnd(doc, end-at) {
 			s.ids.commit()
 			return doc, pc, end, nil
@@ -211,7 +217,7 @@ func (s *partStream) deliver(root *stage.Node, end int) error {
 	}
 	s.holdTo = -1
 	for i, r := range s.held {
-		_, hs := outline(r, s.math)
+		_, hs := outline(r)
 		s.headings = append(s.headings, hs...)
 		s.held[i] = nil
 		s.parts++

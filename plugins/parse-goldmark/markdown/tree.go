@@ -175,8 +175,10 @@ func (c *converter) block(parent *stage.Node, d int, n ast.Node) {
 	case *ast.CodeBlock:
 		c.add(parent, &stage.Node{Kind: stage.KindCodeBlock, Text: c.lines(n)})
 	case *mathBlock:
-		c.add(parent, &stage.Node{Kind: stage.KindCodeBlock, Text: string(mathTeX(n, c.src)),
-			Attrs: map[string]string{"lang": "math", "math": "display"}})
+		tex := mathTeX(n, c.src)
+		attrs := map[string]string{"lang": "math", "math": "display"}
+		c.mathML(attrs, n.conv.convert(tex, true, budgetOf(n)))
+		c.add(parent, &stage.Node{Kind: stage.KindCodeBlock, Text: string(tex), Attrs: attrs})
 	case *ast.HTMLBlock:
 		text := c.lines(n)
 		if n.HasClosure() {
@@ -345,7 +347,9 @@ func (c *converter) inline(parent *stage.Node, d int, n ast.Node) {
 		if n.display {
 			style = "display"
 		}
-		c.add(parent, &stage.Node{Kind: stage.KindCodeSpan, Text: string(n.tex), Attrs: map[string]string{"math": style}})
+		attrs := map[string]string{"math": style}
+		c.mathML(attrs, n.conv.convert(n.tex, n.display, budgetOf(n)))
+		c.add(parent, &stage.Node{Kind: stage.KindCodeSpan, Text: string(n.tex), Attrs: attrs})
 	case *ast.RawHTML:
 		var b []byte
 		for i := 0; i < n.Segments.Len(); i++ {
@@ -517,4 +521,13 @@ func setAttr(m map[string]string, k, v string) map[string]string {
 	}
 	m[k] = v
 	return m
+}
+
+// mathML adds a converted formula's compact MathML to a math node's
+// attributes, counted against the tree's output budget.
+func (c *converter) mathML(attrs map[string]string, conv *mathConv) {
+	if conv.ok {
+		attrs["mathml"] = conv.tree
+		c.charge(len(conv.tree))
+	}
 }

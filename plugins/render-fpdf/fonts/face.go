@@ -30,6 +30,7 @@ type Face struct {
 	// and left side bearing, then bearings alone for the remaining glyphs.
 	hmtx        []byte
 	numHMetrics int
+	upem        float64
 }
 
 type table struct {
@@ -71,6 +72,7 @@ func Parse(name string, data []byte) (*Face, error) {
 		Name:    name,
 		Ascent:  float64(int16(binary.BigEndian.Uint16(hhea[4:]))) / upem,
 		Descent: -float64(int16(binary.BigEndian.Uint16(hhea[6:]))) / upem,
+		upem:    upem,
 		Bold:    head[45]&1 != 0,
 		Italic:  head[45]&2 != 0,
 		glyph:   make([]uint16, bmp),
@@ -145,6 +147,26 @@ func (f *Face) Width(r rune) int {
 		return 0
 	}
 	return int(f.width[r])
+}
+
+// Extent returns how far r's outline reaches above and below the baseline
+// (below positive), in fractions of the font size, from its glyph's
+// bounding box; false for runes the face lacks. A glyph without outlines
+// (a space) reaches nowhere. Math layout places scripts, bars and
+// radicals by the ink, as TeX does, where text lines use the face's
+// ascent and descent.
+func (f *Face) Extent(r rune) (asc, desc float64, ok bool) {
+	if !f.Has(r) {
+		return 0, 0, false
+	}
+	g := f.glyph[r]
+	off, end := f.loca[g], f.loca[g+1]
+	if end-off < 10 {
+		return 0, 0, true
+	}
+	yMin := int16(binary.BigEndian.Uint16(f.glyf[off+4:]))
+	yMax := int16(binary.BigEndian.Uint16(f.glyf[off+8:]))
+	return float64(yMax) / f.upem, -float64(yMin) / f.upem, true
 }
 
 // readDirectory maps table tags to their bytes.

@@ -188,3 +188,30 @@ func TestCompositeGlyphs(t *testing.T) {
 		t.Errorf("sample has %d composite glyphs, want at least 3", n)
 	}
 }
+
+// TestExtent: glyph extents come from the outlines: "x" sits on the
+// baseline below "b"'s ascender, "p" reaches below it, a space nowhere.
+func TestExtent(t *testing.T) {
+	set, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := set.Face(Of(Serif, Regular))
+	ext := func(r rune) (float64, float64) {
+		a, d, ok := f.Extent(r)
+		if !ok {
+			t.Fatalf("no %q", r)
+		}
+		return a, d
+	}
+	xa, xd := ext('x')
+	ba, _ := ext('b')
+	_, pd := ext('p')
+	sa, sd := ext(' ')
+	if xa < 0.4 || xa > 0.6 || xd > 0.01 || ba < 0.7 || ba > 0.8 || pd < 0.15 || pd > 0.3 || sa != 0 || sd != 0 {
+		t.Errorf("x %.3f/%.3f, b %.3f, p descends %.3f, space %.3f/%.3f", xa, xd, ba, pd, sa, sd)
+	}
+	if _, _, ok := f.Extent(0x4E00); ok {
+		t.Error("an extent for a character the face lacks")
+	}
+}

@@ -119,7 +119,9 @@ func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	case stage.KindList:
 		e.list(n)
 	case stage.KindCodeBlock:
-		e.codeBlock(n.Text, e.codeSpans(n))
+		if !e.displayMath(n) {
+			e.codeBlock(n.Text, e.codeSpans(n))
+		}
 	case stage.KindHTMLBlock:
 		e.htmlBlock(n.Text)
 	case stage.KindThematicBreak:
@@ -164,7 +166,7 @@ func (e *engine) paragraph(ns []*stage.Node) {
 func visible(atoms []atom) bool {
 	for _, a := range atoms {
 		switch a.kind {
-		case aText, aImage, aBlockImage, aBreak, aEmoji:
+		case aText, aImage, aBlockImage, aBreak, aEmoji, aMath, aBlockMath:
 			return true
 		}
 	}
@@ -176,7 +178,7 @@ func visible(atoms []atom) bool {
 func (e *engine) flow(atoms []atom, strut *style, al align) {
 	start := 0
 	for i := 0; i <= len(atoms); i++ {
-		if i < len(atoms) && atoms[i].kind != aBlockImage {
+		if i < len(atoms) && atoms[i].kind != aBlockImage && atoms[i].kind != aBlockMath {
 			continue
 		}
 		if seg := atoms[start:i]; visible(seg) {
@@ -185,7 +187,11 @@ func (e *engine) flow(atoms []atom, strut *style, al align) {
 				e.emitLine(&l, e.x0, top, e.x1-e.x0, al)
 			}
 		}
-		if i < len(atoms) {
+		switch {
+		case i == len(atoms):
+		case atoms[i].kind == aBlockMath:
+			e.blockMath(atoms[i])
+		default:
 			e.blockImage(atoms[i], al)
 		}
 		start = i + 1

@@ -66,6 +66,13 @@ const (
 	LinkURI
 	// LinkAnchor makes X, Y, W, H a link to the anchor named in Text.
 	LinkAnchor
+	// MathBegin opens a formula, drawn by the items up to the next
+	// MathEnd: Text is what a reader extracts for it (its TeX source),
+	// and the text extraction anchors to is drawn invisibly with Face at
+	// Size from the pen at X on the baseline Y over the advance W.
+	MathBegin
+	// MathEnd closes the formula MathBegin opened, with the same fields.
+	MathEnd
 )
 
 // Item is one display-list entry. A flat struct rather than an interface

@@ -24,9 +24,9 @@ type Options struct {
 	Log   *slog.Logger
 	// MaxPages stops a runaway document; 0 means no limit.
 	MaxPages int
-	// maxLines, maxItems and maxAtoms override MaxLines, MaxItems and
-	// MaxBlockAtoms, for tests.
-	maxLines, maxItems, maxAtoms int
+	// maxLines, maxItems, maxAtoms and maxMathItems override MaxLines,
+	// MaxItems, MaxBlockAtoms and MaxMathItems, for tests.
+	maxLines, maxItems, maxAtoms, maxMathItems int
 }
 
 // ErrTooManyPages is returned when a document needs more than MaxPages.
@@ -140,6 +140,14 @@ type engine struct {
 	emojiImages map[uint16]int
 	emojiBoxes  map[int]emojiBox
 	emojiCapped bool // MaxEmojiImages reached, and logged
+	// maths are the formulas laid out so far, which formula atoms refer
+	// to; the parser's budget of MathML a document bounds them.
+	maths []mathRef
+	// mathItems counts the items the formulas laid out so far draw,
+	// against maxMathItems; mathCapped says the bound was reached, and
+	// logged.
+	mathItems, maxMathItems int
+	mathCapped              bool
 	// pixelsLeft is what remains of the document's image pixel budget.
 	pixelsLeft int64
 	footnotes  []*stage.Node
@@ -176,6 +184,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	return &engine{
 		ctx: ctx, th: th, fonts: opt.Fonts, emoji: opt.Emoji, log: log, max: opt.MaxPages, maxLines: cmp.Or(opt.maxLines, MaxLines),
 		maxItems: cmp.Or(opt.maxItems, MaxItems), maxAtoms: cmp.Or(opt.maxAtoms, MaxBlockAtoms),
+		maxMathItems: cmp.Or(opt.maxMathItems, MaxMathItems),
 		doc: &Doc{
 			Width: w, Height: h, Content: content,
 			Anchors:  map[string]Dest{},

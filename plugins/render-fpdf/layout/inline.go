@@ -58,6 +58,12 @@ func (in *inliner) node(n *stage.Node, st *style) {
 	case stage.KindStrikethrough:
 		in.nodes(n.Children, st.with(func(s *style) { s.strike = true }))
 	case stage.KindCodeSpan:
+		if in.html.skip == "" {
+			if a, ok := e.formula(n, in.html.apply(e, st)); ok {
+				in.atoms = append(in.atoms, a)
+				return
+			}
+		}
 		in.text(n.Text, e.codeStyle(st))
 		in.nodes(n.Children, e.codeStyle(st))
 	case stage.KindLink:

@@ -36,6 +36,7 @@ const (
 // minimum height.
 func (e *engine) breakLines(atoms []atom, width float64, strut *style) []line {
 	width = math.Max(width, 1)
+	fitMath(atoms, width)
 	var lines []line
 	cur := line{}
 	x := 0.0
@@ -183,6 +184,13 @@ func (e *engine) measure(l *line, strut *style) {
 			asc, desc := e.emojiExtent(&a)
 			l.asc, l.desc = math.Max(l.asc, asc), math.Max(l.desc, desc)
 			lh = math.Max(lh, a.st.size*e.th.lineHeight)
+		case aMath, aBlockMath:
+			asc, desc := e.mathExtent(&a)
+			// A little air above and below, as Chromium's line box
+			// around a tall formula has.
+			pad := a.st.size * 0.1
+			l.asc, l.desc = math.Max(l.asc, asc+pad), math.Max(l.desc, desc+pad)
+			lh = math.Max(lh, a.st.size*e.th.lineHeight)
 		}
 	}
 	l.h = math.Max(lh, l.asc+l.desc)
@@ -243,6 +251,10 @@ func (e *engine) emitLine(l *line, x0, y, width float64, al align) {
 			continue
 		case aEmoji:
 			e.drawEmoji(&a, x0+xs[i], base)
+			i++
+			continue
+		case aMath, aBlockMath:
+			e.drawFormula(&a, x0+xs[i], base)
 			i++
 			continue
 		case aAnchor:

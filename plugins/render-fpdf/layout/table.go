@@ -170,7 +170,7 @@ func (e *engine) columnWidths(rows []tableRow, ncol int) []float64 {
 			word, line, longest := 0.0, 0.0, 0.0
 			for _, a := range cl.atoms {
 				w := a.w
-				if a.kind == aImage || a.kind == aBlockImage {
+				if a.kind == aImage || a.kind == aBlockImage || a.kind == aMath || a.kind == aBlockMath {
 					w = math.Min(w, avail/4)
 				}
 				switch a.kind {

@@ -41,6 +41,8 @@ const (
 	aAnchor              // a named position, zero width
 	aHyphen              // a soft hyphen: a break opportunity drawn as "-" only where a line breaks
 	aEmoji               // an emoji drawn as an image, text its characters (emoji.go)
+	aMath                // a formula (math.go), text its TeX
+	aBlockMath           // a display formula, on lines of its own where text flows
 )
 
 // atom is the unit of line breaking: a run of text in one face with no
@@ -58,8 +60,8 @@ type atom struct {
 	text     string
 	w        float64
 	st       *style
-	img      int
-	imgH     float64
+	img      int     // an image's or emoji's index in Doc.Images, a formula's in engine.maths
+	imgH     float64 // an image's height; a formula's scale
 }
 
 // replacement stands in for characters no embedded font has (CJK, emoji,

@@ -289,6 +289,12 @@ func (p *painter) item(it *layout.Item) {
 			break
 		}
 		pdf.ImageOptions(imageName(it.Image), it.X, it.Y, it.W, it.H, false, fpdf.ImageOptions{}, 0, "")
+	case layout.MathBegin:
+		pdf.RawWriteStr("/Span <</ActualText <" + hex.EncodeToString([]byte(utf16Text(it.Text))) + ">>> BDC")
+		p.anchorText(it, it.X)
+	case layout.MathEnd:
+		p.anchorText(it, it.X+it.W-mathAnchor)
+		pdf.RawWriteStr("EMC")
 	case layout.LinkURI:
 		pdf.LinkString(it.X, it.Y, it.W, it.H, it.Text)
 	case layout.LinkAnchor:
@@ -564,4 +570,34 @@ func (p *painter) emoji(it *layout.Item) {
 		})
 	}
 	pdf.RawWriteStr("EMC")
+}
+
+// mathAnchor is the advance of each of the two invisible spaces a
+// formula's ActualText is anchored to, in points.
+const mathAnchor = 0.01
+
+// anchorText draws an invisible space (rendering mode 3) of the item's face
+// and size at x on its baseline, squeezed to mathAnchor. A formula draws
+// one at its start and one at its end inside its ActualText span: readers
+// (poppler, pdf.js) place a span's ActualText from the first character
+// drawn in it to the end of the last, so it spans the formula on its
+// baseline, where its glyphs (a numerator, then a denominator) would give
+// a box that starts and ends anywhere.
+func (p *painter) anchorText(it *layout.Item, x float64) {
+	e := p.faces[it.Face]
+	if e == nil {
+		return
+	}
+	pdf := p.pdf
+	e.Each(" ", func(family, text string, advance int) {
+		p.useFont(family, it.Size)
+		pdf.TransformBegin()
+		scale := 100.0
+		if advance > 0 {
+			scale = mathAnchor / (float64(advance) * it.Size / 1000) * 100
+		}
+		pdf.RawWriteStr("3 Tr " + strconv.FormatFloat(scale, 'f', 4, 64) + " Tz")
+		pdf.Text(x, it.Y, text)
+		pdf.TransformEnd()
+	})
 }

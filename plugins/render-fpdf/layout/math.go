@@ -1,0 +1,168 @@
+package layout
+
+import (
+	"math"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// Math is laid out from the MathML the parser puts on math nodes
+// (stage.Node's mathml; see mathml.go for the subset, mathbox.go for the
+// boxes). A laid-out formula is one atom: inline, it sits on the line's
+// baseline and the line grows to hold it; display math ($$...$$, ```math)
+// is centred on lines of its own. Either is scaled down to fit its column,
+// and a display formula also to fit the page. What a reader extracts or
+// copies is its TeX source: the painter wraps the formula's drawing in a
+// span whose ActualText is the TeX (MathBegin, MathEnd).
+
+// MaxMathItems bounds the drawing items a document's laid-out formulas
+// draw, a share of MaxItems. A formula draws an item per token and per
+// stroke where its source drew one or two, so the parser's 256 KiB of TeX
+// (x+x+...) could draw 260,000 and fail a document that rendered when
+// formulas were printed as source; past the bound they still are.
+const MaxMathItems = 100_000
+
+// mathRef is a laid-out formula an atom refers to (atom.img).
+type mathRef struct {
+	box *mbox
+	tex string
+}
+
+// formula lays out the MathML of math node n in style st, or reports
+// false when n is to be printed as its source: no MathML (the parser did
+// not convert it) or MathML outside the subset.
+func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
+	mml := n.Attr("mathml")
+	if mml == "" || n.Attr("math") == "" {
+		return atom{}, false
+	}
+	root, err := parseMathML(mml)
+	if err != nil {
+		e.log.Debug("formula printed as source", "err", err)
+		return atom{}, false
+	}
+	display := root.attr("display") == "block"
+	c := mctx{size: st.size, base: st.size, display: display}
+	b, err := e.newMathLayout().lay(root, c)
+	if err != nil {
+		e.log.Debug("formula printed as source", "err", err)
+		return atom{}, false
+	}
+	items := b.items() + 2 // and MathBegin, MathEnd
+	if e.mathItems+items > e.maxMathItems {
+		if !e.mathCapped {
+			e.mathCapped = true
+			e.log.Info("formulas past the document's drawing-item bound printed as source", "bound", e.maxMathItems)
+		}
+		return atom{}, false
+	}
+	e.mathItems += items
+	e.atom()
+	kind := aMath
+	if display {
+		kind = aBlockMath
+	}
+	e.maths = append(e.maths, mathRef{box: b, tex: n.Text})
+	return atom{kind: kind, img: len(e.maths) - 1, w: b.w, imgH: 1, text: n.Text, st: st}, true
+}
+
+// displayMath lays out a display math block, or reports false to print
+// it as a code block.
+func (e *engine) displayMath(n *stage.Node) bool {
+	a, ok := e.formula(n, e.baseStyle())
+	if !ok {
+		return false
+	}
+	e.blockMath(a)
+	e.addGap(e.paraGap())
+	return true
+}
+
+// blockMath places a display formula centred on lines of its own, scaled
+// down to the column's width and the page's height when it is larger.
+func (e *engine) blockMath(a atom) {
+	b := e.maths[a.img].box
+	f := a.imgH
+	if w := e.x1 - e.x0; b.w*f > w {
+		f = w / b.w
+	}
+	if h := (e.bottom - e.top) * 0.9; (b.asc+b.desc)*f > h {
+		f = h / (b.asc + b.desc)
+	}
+	// At least a line of text high, so that the text a reader extracts
+	// for it (see drawFormula) stays in the formula's room.
+	face := e.fonts.Face(a.st.face())
+	asc := math.Max(b.asc, face.Ascent*a.st.size) * f
+	desc := math.Max(b.desc, face.Descent*a.st.size) * f
+	pad := a.st.size * 0.35
+	top := e.place(asc + desc + 2*pad)
+	base := top + pad + asc
+	e.drawMarkers(base)
+	x := e.x0 + math.Max(0, (e.x1-e.x0-b.w*f)/2)
+	a.imgH = f
+	e.drawFormula(&a, x, base)
+	if a.st.link != "" {
+		e.link(a.st.link, x, top, b.w*f, e.y-top)
+	}
+}
+
+// fitMath scales formulas wider than width down to it: a formula is one
+// piece that no line break can split.
+func fitMath(atoms []atom, width float64) {
+	for i := range atoms {
+		a := &atoms[i]
+		if (a.kind == aMath || a.kind == aBlockMath) && a.w > width && width > 0 {
+			a.imgH *= width / a.w
+			a.w = width
+		}
+	}
+}
+
+// mathExtent is how far a formula atom reaches above and below the
+// baseline.
+func (e *engine) mathExtent(a *atom) (asc, desc float64) {
+	b := e.maths[a.img].box
+	return b.asc * a.imgH, b.desc * a.imgH
+}
+
+// drawFormula draws a formula atom whose pen is at x on the baseline base.
+// The text extracted for it is anchored to invisible text of the
+// formula's size, scaled as the formula is.
+func (e *engine) drawFormula(a *atom, x, base float64) {
+	ref := e.maths[a.img]
+	f := a.imgH
+	face := a.st.face()
+	e.used(face).Add(' ')
+	e.add(Item{Kind: MathBegin, X: x, Y: base, W: ref.box.w * f, Text: ref.tex, Face: face, Size: a.st.size * f})
+	e.drawBox(ref.box, x, base, f, a.st)
+	e.add(Item{Kind: MathEnd, X: x, Y: base, W: ref.box.w * f, Face: face, Size: a.st.size * f})
+}
+
+// items is how many drawing items b draws.
+func (b *mbox) items() int {
+	n := len(b.rules)
+	if b.text != "" {
+		n++
+	}
+	for _, k := range b.kids {
+		n += k.b.items()
+	}
+	return n
+}
+
+// drawBox draws b with its origin at (x, y), scaled by f, in st's colour.
+func (e *engine) drawBox(b *mbox, x, y, f float64, st *style) {
+	if b.hidden {
+		return
+	}
+	if b.text != "" {
+		e.text(x, y, b.text, b.face, &style{size: b.size * f, color: st.color})
+	}
+	for _, r := range b.rules {
+		e.add(Item{Kind: Line, X: x + r.x1*f, Y: y + r.y1*f, X2: x + r.x2*f, Y2: y + r.y2*f,
+			LineWidth: r.lw * f, Color: st.color})
+	}
+	for _, k := range b.kids {
+		e.drawBox(k.b, x+k.x*f, y+k.y*f, f, st)
+	}
+}

@@ -1,0 +1,165 @@
+package layout
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// mathDoc lays out one display formula of the given MathML body and
+// returns its text items by text, its lines, and the MathBegin item.
+func mathDoc(t *testing.T, body string) (map[string]Item, []Item, Item) {
+	t.Helper()
+	node := with(&stage.Node{Kind: stage.KindCodeBlock, Text: "tex"}, "lang", "math", "math", "display",
+		"mathml", `<math display="block">`+body+`</math>`)
+	d := lay(t, node)
+	glyphs := map[string]Item{}
+	var lines []Item
+	var begin Item
+	for _, it := range d.Pages[0].Items {
+		switch it.Kind {
+		case Text:
+			glyphs[it.Text] = it
+		case Line:
+			lines = append(lines, it)
+		case MathBegin:
+			begin = it
+		}
+	}
+	if begin.Kind != MathBegin || begin.Text != "tex" {
+		t.Fatalf("no formula laid out: %+v", d.Pages[0].Items)
+	}
+	return glyphs, lines, begin
+}
+
+// TestMathGeometry checks where the boxes put things, y growing down.
+func TestMathGeometry(t *testing.T) {
+	t.Run("scripts", func(t *testing.T) {
+		g, _, begin := mathDoc(t, `<msubsup><mi>x</mi><mi>i</mi><mn>2</mn></msubsup>`)
+		x, sub, sup := g["x"], g["i"], g["2"]
+		if x.Y != begin.Y || sup.Y >= x.Y-2 || sub.Y <= x.Y+1 {
+			t.Errorf("base at %.1f, superscript at %.1f, subscript at %.1f", x.Y, sup.Y, sub.Y)
+		}
+		if r := sup.Size / x.Size; r < 0.65 || r > 0.75 {
+			t.Errorf("scripts at %.2f of the size", r)
+		}
+		if x.Face != fonts.Of(fonts.Serif, fonts.Italic) || sup.Face != fonts.Of(fonts.Serif, fonts.Regular) {
+			t.Errorf("x in face %d, 2 in face %d: want italic and upright serif", x.Face, sup.Face)
+		}
+	})
+	t.Run("fraction", func(t *testing.T) {
+		g, lines, begin := mathDoc(t, `<mfrac><mn>12</mn><mn>345</mn></mfrac>`)
+		num, den := g["12"], g["345"]
+		if len(lines) != 1 {
+			t.Fatalf("%d lines, want one bar", len(lines))
+		}
+		bar := lines[0]
+		if !(num.Y < bar.Y && bar.Y < begin.Y && den.Y > begin.Y) {
+			t.Errorf("numerator at %.1f, bar at %.1f, baseline %.1f, denominator at %.1f", num.Y, bar.Y, begin.Y, den.Y)
+		}
+		if bar.X > den.X || bar.X2 < den.X+3*den.Size*0.5 || num.X <= den.X {
+			t.Errorf("bar %.1f-%.1f does not span the denominator at %.1f, or the numerator at %.1f is not centred", bar.X, bar.X2, den.X, num.X)
+		}
+	})
+	t.Run("radical", func(t *testing.T) {
+		g, lines, _ := mathDoc(t, `<msqrt><mn>56</mn></msqrt>`)
+		if len(lines) != 4 {
+			t.Fatalf("%d lines, want the sign's three strokes and the bar", len(lines))
+		}
+		r := g["56"]
+		top := lines[3]
+		if top.Y != top.Y2 || top.X > r.X || top.X2 < r.X+r.Size || top.Y >= r.Y-0.7*r.Size {
+			t.Errorf("bar %+v is not over the radicand at (%.1f, %.1f)", top, r.X, r.Y)
+		}
+	})
+	t.Run("limits", func(t *testing.T) {
+		g, _, _ := mathDoc(t, `<munderover><mo largeop="true" movablelimits="true">∑</mo><mi>i</mi><mi>n</mi></munderover>`)
+		sum, i, nn := g["∑"], g["i"], g["n"]
+		if !(nn.Y < sum.Y-sum.Size*0.7 && i.Y > sum.Y) {
+			t.Errorf("n at %.1f, ∑ at %.1f, i at %.1f: want limits over and under", nn.Y, sum.Y, i.Y)
+		}
+		if sum.Size < 1.3*i.Size/0.7 {
+			t.Errorf("∑ at %.1f pt, text at %.1f: want a large operator", sum.Size, i.Size/0.7)
+		}
+	})
+	t.Run("alphanumerics", func(t *testing.T) {
+		g, _, _ := mathDoc(t, `<mi>𝐯</mi><mi>𝖠</mi>`)
+		if g["v"].Face != fonts.Of(fonts.Serif, fonts.Bold) || g["A"].Face != fonts.Of(fonts.Sans, fonts.Regular) {
+			t.Errorf("bold v and sans A drawn as %+v", g)
+		}
+	})
+	t.Run("accent", func(t *testing.T) {
+		g, _, _ := mathDoc(t, `<mover accent="true"><mi>x</mi><mo stretchy="true">̇</mo></mover>`)
+		x, dot := g["x"], g["˙"]
+		// The dot's ink is 0.65 em above its baseline: its baseline sits
+		// near the x's, not an x-height over it.
+		if d := x.Y - dot.Y; d < -0.1*x.Size || d > 0.3*x.Size {
+			t.Errorf("dot's baseline %.1f pt above x's", d)
+		}
+	})
+}
+
+// TestMathSpacing: relations and binary operators are spaced, a leading
+// minus is not.
+func TestMathSpacing(t *testing.T) {
+	g, _, _ := mathDoc(t, `<mo>−</mo><mi>a</mi><mo>+</mo><mi>b</mi><mo>=</mo><mi>c</mi>`)
+	set, _ := testFonts()
+	adv := func(it Item) float64 {
+		w := 0
+		for _, r := range it.Text {
+			w += set.Face(it.Face).Width(r)
+		}
+		return float64(w) * it.Size / 1000
+	}
+	gap := func(a, b string) float64 { return g[b].X - (g[a].X + adv(g[a])) }
+	em := g["a"].Size
+	if d := gap("−", "a"); d > 0.01 {
+		t.Errorf("unary minus spaced %.2f pt", d)
+	}
+	if d := gap("a", "+"); d < 0.2*em || d > 0.25*em {
+		t.Errorf("binary + spaced %.2f em", d/em)
+	}
+	if d := gap("b", "="); d < 0.26*em || d > 0.3*em {
+		t.Errorf("relation = spaced %.2f em", d/em)
+	}
+}
+
+// TestMathInlineLineGrows: a line holding a tall inline formula (\dfrac)
+// is taller than one of text, and the formula sits on its baseline.
+func TestMathInlineLineGrows(t *testing.T) {
+	frac := `<math display="inline"><mfrac displaystyle="true"><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow><mrow><mi>c</mi><mo>+</mo><mi>d</mi></mrow></mfrac></math>`
+	long := strings.Repeat("word ", 40)
+	d := lay(t, para(txt(long+"x "), with(&stage.Node{Kind: stage.KindCodeSpan, Text: "f"}, "math", "inline", "mathml", frac), txt(" "+long)))
+	var bases []float64
+	var formula Item
+	for _, it := range d.Pages[0].Items {
+		if it.Kind == Text && strings.HasPrefix(it.Text, "word") {
+			bases = append(bases, it.Y)
+		}
+		if it.Kind == MathBegin {
+			formula = it
+		}
+	}
+	if len(bases) < 4 {
+		t.Fatalf("%d lines", len(bases))
+	}
+	plain := bases[1] - bases[0]
+	var grew bool
+	for i := 1; i < len(bases); i++ {
+		if bases[i]-bases[i-1] > plain*1.2 {
+			grew = true
+		}
+	}
+	if !grew {
+		t.Errorf("no line grew for the fraction: baselines %v", bases)
+	}
+	found := false
+	for _, b := range bases {
+		found = found || b == formula.Y
+	}
+	if !found {
+		t.Errorf("the formula's baseline %.1f is no line's: %v", formula.Y, bases)
+	}
+}
