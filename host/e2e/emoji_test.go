@@ -52,16 +52,7 @@ func TestEmojiOnEveryBackend(t *testing.T) {
 			}
 
 			words := pdfcheck.Words(t, pdf)
-			find := func(s string) pdfcheck.Word {
-				t.Helper()
-				for _, w := range words {
-					if w.Text == s {
-						return w
-					}
-				}
-				t.Fatalf("no %q on the page:\n%s", s, text)
-				return pdfcheck.Word{}
-			}
+			find := func(s string) pdfcheck.Word { t.Helper(); return wordIs(t, words, s) }
 			const dpi = 144
 			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
 			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}

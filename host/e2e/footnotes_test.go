@@ -96,6 +96,18 @@ func findWord(t *testing.T, words []pdfcheck.Word, text string) pdfcheck.Word {
 	return pdfcheck.Word{}
 }
 
+// wordIs returns the word of words whose text is text.
+func wordIs(t *testing.T, words []pdfcheck.Word, text string) pdfcheck.Word {
+	t.Helper()
+	for _, w := range words {
+		if w.Text == text {
+			return w
+		}
+	}
+	t.Fatalf("no word %q in the PDF", text)
+	return pdfcheck.Word{}
+}
+
 // checkBacklinks checks that the PDF at out draws one ↩ per reference, in
 // the order of refs, and that each leads to the page of its reference, in
 // view of it.

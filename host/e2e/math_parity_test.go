@@ -37,16 +37,7 @@ func formulaInk(t *testing.T, backend string) (map[string][2]float64, bool) {
 		t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
 	}
 	words := pdfcheck.Words(t, pdf)
-	find := func(s string) pdfcheck.Word {
-		t.Helper()
-		for _, w := range words {
-			if w.Text == s {
-				return w
-			}
-		}
-		t.Fatalf("%s: no %q", backend, s)
-		return pdfcheck.Word{}
-	}
+	find := func(s string) pdfcheck.Word { t.Helper(); return wordIs(t, words, s) }
 	out := map[string][2]float64{}
 	pages := map[int]raster{}
 	for _, f := range parityFormulas {

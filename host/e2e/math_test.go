@@ -45,16 +45,7 @@ func TestMathOnEveryBackend(t *testing.T) {
 					t.Errorf("a formula is printed as source in the monospace face: %s", fonts)
 				}
 				words := pdfcheck.Words(t, pdf)
-				find := func(s string) pdfcheck.Word {
-					t.Helper()
-					for _, w := range words {
-						if w.Text == s {
-							return w
-						}
-					}
-					t.Fatalf("no formula %q on the page:\n%s", s, text)
-					return pdfcheck.Word{}
-				}
+				find := func(s string) pdfcheck.Word { t.Helper(); return wordIs(t, words, s) }
 				// The TeX's word spans the formula on its baseline: the
 				// fraction's bar is above it, about as wide; the radical's
 				// bar over the radicand, right of the sign.
