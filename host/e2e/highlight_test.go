@@ -144,3 +144,34 @@ func TestCodeHighlightingBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeHighlightingCRLF renders a document written with CR LF line
+// endings, as editors on Windows save it, whose highlighted lines end in
+// comments (the lexers take the CR into the comment's token): each backend
+// prints the same lines as for the document with LF endings, no blank
+// line between them.
+func TestCodeHighlightingCRLF(t *testing.T) {
+	pdfcheck.Require(t)
+	doc := "# Setup\n\n```bash\n# install deps\nnpm ci # clean\n# build it\nnpm run build\n```\n\n" +
+		"```yaml\nname: ci # the name\non: push # trigger\n```\n"
+	crlf := strings.ReplaceAll(doc, "\n", "\r\n")
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			lines := func(md string) []string {
+				t.Helper()
+				resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none"})
+				if resp.StatusCode != 200 {
+					t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+				}
+				return strings.Split(strings.TrimSpace(pdfcheck.Text(t, pdf)), "\n")
+			}
+			got, want := lines(crlf), lines(doc)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("with CR LF the page reads\n%q\nwith LF\n%q", got, want)
+			}
+		})
+	}
+}

@@ -57,7 +57,13 @@ func highlightCode(body string, p stage.CodePalette) string {
 		if q < 0 || strings.ContainsAny(body[:q], `"<>`) || strings.IndexByte(body[q+2:end], '<') >= 0 {
 			continue
 		}
-		spans := budget.Spans(html.UnescapeString(body[:q]), html.UnescapeString(body[q+2:end]))
+		// Chromium reads CR LF as one line break but a CR and an LF in
+		// separate spans as two, and lexers end a line's last token (a
+		// comment, a string) after its CR: a document written with CR LF
+		// would print a blank line after each. The page shows the same
+		// lines either way.
+		code := strings.ReplaceAll(html.UnescapeString(body[q+2:end]), "\r\n", "\n")
+		spans := budget.Spans(html.UnescapeString(body[:q]), code)
 		if spans == nil {
 			continue
 		}

@@ -34,6 +34,11 @@ func TestHighlightCode(t *testing.T) {
 			t.Errorf("%q became %q", body, got)
 		}
 	}
+	// Chromium would read a CR and an LF in separate spans as two breaks.
+	crlf := "<pre><code class=\"language-python\">x = 1  # one\r\ny = 2  # two\r\n</code></pre>"
+	if got := highlightCode(crlf, p); strings.Contains(got, "\r") || !strings.Contains(got, `<span class="hl-comment">`) {
+		t.Errorf("the CR LF block became %q", got)
+	}
 	if got := highlightCode(goBlock, stage.CodePalette{}); got != goBlock {
 		t.Errorf("highlighted without a palette: %q", got)
 	}
