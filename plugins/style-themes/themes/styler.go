@@ -218,7 +218,11 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 // table: in the body's font Chromium draws no radical sign and sets a
 // display sum at text size. DejaVu Math TeX Gyre comes with
 // fonts-dejavu-extra; the fallback, Noto Sans Math (fonts-noto-core),
-// draws the radical but keeps the display sum small.
+// draws the radical but keeps the display sum small. Chromium breaks no
+// line inside a <math> (parse-goldmark cuts inline formulas where TeX
+// may break them): one still wider than the text, inside \left( ...
+// \right) say, is cut at the margin, as a display formula is, rather
+// than Chromium shrinking every page of the document to fit it.
 //
 // GitHub's alerts (parse-goldmark writes GitHub's HTML): GitHub's colour
 // of each kind as --md-alert, which the themes draw the bar and title in;
@@ -230,6 +234,7 @@ const printCSS = "details::details-content { content-visibility: visible; }\n" +
 	"sup[id] { display: inline-block; }\n" +
 	"math { font-family: \"DejaVu Math TeX Gyre\", \"Noto Sans Math\", math; }\n" +
 	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n" +
+	"math:not([display=block]) { max-width: 100%; overflow-x: clip; }\n" +
 	".markdown-alert-note { --md-alert: #0969da; }\n" +
 	".markdown-alert-tip { --md-alert: #1a7f37; }\n" +
 	".markdown-alert-important { --md-alert: #8250df; }\n" +
