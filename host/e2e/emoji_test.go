@@ -72,3 +72,62 @@ func TestEmojiOnEveryBackend(t *testing.T) {
 		})
 	}
 }
+
+// TestEmojiPresentedByDefault renders shortcodes whose emoji is one
+// character below U+1F000 that Unicode presents as emoji (⚡ ☔ ♿, as
+// GitHub writes :zap:, :umbrella:, :wheelchair:, without U+FE0F) and that
+// DejaVu also has in black: each backend draws them in colour, as GitHub
+// shows them, while ♥ (presented as text) stays text.
+func TestEmojiPresentedByDefault(t *testing.T) {
+	pdfcheck.Require(t)
+	md := "zapbefore :zap: zapafter\n\nrainbefore :umbrella: rainafter\n\nchairbefore :wheelchair: chairafter\n\nheartbefore ♥ heartafter\n"
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			words := pdfcheck.Words(t, pdf)
+			find := func(s string) pdfcheck.Word {
+				t.Helper()
+				for _, w := range words {
+					if w.Text == s {
+						return w
+					}
+				}
+				t.Fatalf("no %q on the page", s)
+				return pdfcheck.Word{}
+			}
+			const dpi = 144
+			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
+			// colourful counts the pixels between two words whose channels
+			// differ widely: an emoji's colours, not text's grey or slate.
+			colourful := func(before, after string) int {
+				a, z := find(before), find(after)
+				x0, y0, x1, y1 := img.box(pdfcheck.Word{XMin: a.XMax, XMax: z.XMin, YMin: a.YMin - 2, YMax: a.YMax + 2})
+				n := 0
+				for y := y0; y < y1; y++ {
+					for x := x0; x < x1; x++ {
+						r, g, b := img.at(x, y)
+						if max(r, g, b)-min(r, g, b) > 100 {
+							n++
+						}
+					}
+				}
+				return n
+			}
+			for _, name := range []string{"zap", "rain", "chair"} {
+				if n := colourful(name+"before", name+"after"); n < 20 {
+					t.Errorf("the %s emoji has %d colourful pixels: drawn as black text", name, n)
+				}
+			}
+			if n := colourful("heartbefore", "heartafter"); n > 0 {
+				t.Errorf("♥ has %d colourful pixels: drawn as an emoji", n)
+			}
+		})
+	}
+}

@@ -144,3 +144,74 @@ func TestCodeHighlightingBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeHighlightingCRLF renders a document written with CR LF line
+// endings, as editors on Windows save it, whose highlighted lines end in
+// comments (the lexers take the CR into the comment's token): each backend
+// prints the same lines as for the document with LF endings, no blank
+// line between them.
+func TestCodeHighlightingCRLF(t *testing.T) {
+	pdfcheck.Require(t)
+	doc := "# Setup\n\n```bash\n# install deps\nnpm ci # clean\n# build it\nnpm run build\n```\n\n" +
+		"```yaml\nname: ci # the name\non: push # trigger\n```\n"
+	crlf := strings.ReplaceAll(doc, "\n", "\r\n")
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			lines := func(md string) []string {
+				t.Helper()
+				resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none"})
+				if resp.StatusCode != 200 {
+					t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+				}
+				return strings.Split(strings.TrimSpace(pdfcheck.Text(t, pdf)), "\n")
+			}
+			got, want := lines(crlf), lines(doc)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("with CR LF the page reads\n%q\nwith LF\n%q", got, want)
+			}
+		})
+	}
+}
+
+// TestCodeHighlightingLargeBlock prints a 750-line JSON file, 30,000
+// coloured numbers, and a minified line of as many: each is a few seconds
+// on Chromium, as the same text plain is under one (in one inline context
+// Chromium took past the render's 60 s), and reads as the plain text.
+func TestCodeHighlightingLargeBlock(t *testing.T) {
+	pdfcheck.Require(t)
+	row := "[" + strings.TrimSuffix(strings.Repeat("1,2,3,4,5,6,7,8,9,0,", 4), ",") + "],\n"
+	lines := "# Data\n\n```json\n" + strings.Repeat(row, 750) + "```\n"
+	minified := "# Data\n\n```json\n" + strings.Repeat(strings.TrimSuffix(row, "\n"), 750) + "\n```\n"
+	for _, backend := range backends(t) {
+		if backend != "chrome" {
+			continue // render-fpdf lays out runs, not elements
+		}
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			for name, md := range map[string]string{"lines": lines, "minified": minified} {
+				start := time.Now()
+				resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none"})
+				took := time.Since(start)
+				if resp.StatusCode != 200 {
+					t.Fatalf("%s: status %d after %v: %.300s", name, resp.StatusCode, took, pdf)
+				}
+				t.Logf("%s: %v", name, took)
+				if took > 30*time.Second {
+					t.Errorf("%s: the block took %v", name, took)
+				}
+				resp, plain := h.post(key, map[string]string{"markdown": strings.Replace(md, "```json", "```", 1), "pageNumeration": "none"})
+				if resp.StatusCode != 200 {
+					t.Fatalf("%s plain: status %d: %.300s", name, resp.StatusCode, plain)
+				}
+				if got, want := pdfcheck.Text(t, pdf), pdfcheck.Text(t, plain); got != want {
+					t.Errorf("%s: highlighting changed the text", name)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -160,5 +161,71 @@ func TestMathConverterLog(t *testing.T) {
 	}
 	if notes == 0 || failed != 1 {
 		t.Errorf("%d note lines, %d failure lines; want some and 1\n%s", notes, failed, h.logs.String())
+	}
+}
+
+// TestMathLongInline renders a paragraph holding an inline formula far
+// wider than the page on Chromium, which breaks no line inside a <math>:
+// the formula wraps after its operators, every term on the page and
+// inside the margins, and the text around it keeps its size (one formula
+// too wide once made Chromium shrink every page of the document to fit;
+// one that cannot wrap is cut at the margin instead).
+func TestMathLongInline(t *testing.T) {
+	pdfcheck.Require(t)
+	var terms []string
+	for i := range 40 {
+		terms = append(terms, fmt.Sprintf("w_{%d} x_{%d}", i, i))
+	}
+	prose := strings.Repeat("Lorem ipsum dolor sit amet. ", 10)
+	md := "# Model\n\n" + prose + "\n\nThe model is $" + strings.Join(terms, " + ") + "$ as fitted.\n"
+	for _, backend := range backends(t) {
+		if backend != "chrome" {
+			continue // render-fpdf scales such a formula to the column (TestMathInsideMargins)
+		}
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			render := func(md string) []byte {
+				t.Helper()
+				resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none"})
+				if resp.StatusCode != 200 {
+					t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+				}
+				return pdf
+			}
+			height := func(pdf []byte) float64 {
+				for _, w := range pdfcheck.Words(t, pdf) {
+					if w.Text == "Lorem" {
+						return w.YMax - w.YMin
+					}
+				}
+				t.Fatal("no Lorem on the page")
+				return 0
+			}
+			pdf := render(md)
+			want := height(render("# Model\n\n" + prose + "\n"))
+			if got := height(pdf); got < want-0.5 {
+				t.Errorf("the prose is %.1f pt high beside the formula, %.1f pt without it: the pages shrank", got, want)
+			}
+			// Inside \left( ... \right) TeX breaks no line either: the
+			// formula is cut at the margin, the pages keep their size.
+			fenced := strings.Replace(strings.Replace(md, "is $", "is $\\left(", 1), "$ as", "\\right)$ as", 1)
+			if got := height(render(fenced)); got < want-0.5 {
+				t.Errorf("the prose is %.1f pt high beside the fenced formula, %.1f pt without it: the pages shrank", got, want)
+			}
+			for _, w := range pdfcheck.Words(t, pdf) {
+				if w.XMin < 36 || w.XMax > w.PageW-36 {
+					t.Errorf("%q at x %.1f-%.1f is outside the page's margins (width %.1f)", w.Text, w.XMin, w.XMax, w.PageW)
+				}
+			}
+			text := pdfcheck.Text(t, pdf)
+			for i := range 40 {
+				if !strings.Contains(text, fmt.Sprintf("𝑤%d 𝑥%d", i, i)) {
+					t.Errorf("the term w_%d x_%d is not on the page:\n%s", i, i, text)
+					break
+				}
+			}
+		})
 	}
 }

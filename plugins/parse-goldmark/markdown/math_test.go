@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,49 @@ func TestMathBudgetAcrossParts(t *testing.T) {
 	max := maxDocMathBytes/(len(formula)-8) + 1
 	if got, want := count(parts...), count(whole.Document.Root); got != want || got > max || len(parts) < 10 {
 		t.Errorf("%d formulas converted in %d parts, %d parsed whole; want at most %d", got, len(parts), want, max)
+	}
+}
+
+// TestMathInlineBreaks: an inline formula is cut after its top-level
+// relations and binary operators, one <math> per piece, so that Chromium
+// may break the line there; a sign, an operator inside a group and a
+// display formula are not cut.
+func TestMathInlineBreaks(t *testing.T) {
+	pieces := func(md string) []string {
+		t.Helper()
+		resp, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: md})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range regexp.MustCompile(`<math[^>]*>(.*?)</math>`).FindAllStringSubmatch(resp.Document.HTML, -1) {
+			out = append(out, regexp.MustCompile(`<annotation.*?</annotation>|<[^>]*>`).ReplaceAllString(m[1], ""))
+		}
+		return out
+	}
+	for md, want := range map[string][]string{
+		"$a + b = c$":                       {"a+", "b=", "c"},
+		"$f(x) = -x^2$":                     {"f(x)=", "−x2"},
+		"$(-a) \\le b$":                     {"(−a)≤", "b"},
+		"$\\frac{a+b}{2}$":                  {"a+b2"},
+		"$f(x, y)$":                         {"f(x,y)"},
+		"$x$":                               {"x"},
+		"$$a + b = c$$":                     {"a+b=c"},
+		"$$\na + b = c\n$$":                 {"a+b=c"},
+		"$\\left( a + b \\right)$":          {"(a+b)"},
+		"$\\{a+b\\} = \\lvert c+d \\rvert$": {"{a+b}=", "|c+d|"},
+		"$(a+b)$":                           {"(a+", "b)"},
+	} {
+		if got := pieces(md); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%q: %q, want %q", md, got, want)
+		}
+	}
+	// Each piece is a whole <math> element of the formula's attributes.
+	resp, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: "$a + b$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(resp.Document.HTML, `<math class="math-textstyle" display="inline"`); n != 2 {
+		t.Errorf("%d <math> elements in %s", n, resp.Document.HTML)
 	}
 }

@@ -88,6 +88,9 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 		return "", "", false
 	}
 	out, tree, ok = cleanMathML(out)
+	if ok && !display {
+		out = breakInline(out)
+	}
 	// Only the HTML counts against the budget, as it did before the tree
 	// carried MathML, so that Chromium converts the same formulas: the
 	// tree's form is a part of it, bounded with it.
@@ -220,4 +223,147 @@ func renderMathBlock(w util.BufWriter, src []byte, node ast.Node, entering bool)
 	_, _ = w.WriteString(html.EscapeString(string(tex)))
 	_, _ = w.WriteString("</code></pre>\n")
 	return ast.WalkSkipChildren, nil
+}
+
+// breakInline cuts an inline formula after each operator at its top level
+// (a + b = c after the + and the =) into one <math> element per piece.
+// Chromium breaks no line inside a <math>: one wider than the text ran
+// past the page, and Chromium then shrank every page of the document to
+// fit it, the formula still cut at the page's edge. Between two <math>
+// elements a line may break, as TeX breaks inline math after a relation
+// or a binary operator. The pieces lose the TeX annotation, which no
+// reader of the PDF sees. s is cleanMathML's output; a formula of another
+// shape, or of one piece, is returned as it is.
+func breakInline(s string) string {
+	z := xhtml.NewTokenizer(strings.NewReader(s))
+	var (
+		open   string // the <math ...> start tag, written again for each piece
+		pieces []string
+		piece  strings.Builder
+		depth  int
+		// mo is the text of the top-level <mo> being read; inMo says one is.
+		mo   strings.Builder
+		inMo bool
+		// afterOp says the previous top-level element was an operator
+		// other than a closing fence: an operator after one (or first) is
+		// a sign, as in = -x or (-x), and no line breaks after it.
+		afterOp = true
+		isOp    bool
+		// fences counts the stretchy brackets open at the top level
+		// (\left( ... \right), \{ ... \}), and bars whether a stretchy
+		// | is: their brackets stretch to what is between them, which a
+		// cut would part, and TeX breaks no line inside \left...\right.
+		fences int
+		bars   bool
+		// stretchy says the top-level <mo> being read stretches.
+		stretchy bool
+		// annotated is set once the TeX annotation after the formula began.
+		annotated bool
+	)
+	cut := func() {
+		pieces = append(pieces, piece.String())
+		piece.Reset()
+	}
+	for {
+		tt := z.Next()
+		if tt == xhtml.ErrorToken {
+			break
+		}
+		raw := string(z.Raw())
+		tok := z.Token()
+		switch tt {
+		case xhtml.StartTagToken:
+			depth++
+			switch {
+			case depth == 1 && tok.Data == "math":
+				open = raw
+				continue
+			case depth == 2 && tok.Data == "semantics", depth == 3 && tok.Data == "mrow" && open != "" && !annotated:
+				continue
+			case depth == 3 && tok.Data == "annotation":
+				annotated = true
+				continue
+			case depth < 4:
+				return s // a shape the converter does not write
+			}
+			if depth == 4 {
+				isOp = tok.Data == "mo" && attr(tok, "form") != "postfix"
+				stretchy = tok.Data == "mo" && (attr(tok, "stretchy") == "true" || attr(tok, "fence") == "true")
+				inMo = tok.Data == "mo" && (attr(tok, "form") == "" || stretchy)
+				mo.Reset()
+			}
+		case xhtml.EndTagToken:
+			depth--
+			if depth < 3 {
+				continue
+			}
+			if depth == 3 {
+				piece.WriteString(raw)
+				op := html.UnescapeString(mo.String())
+				switch {
+				case !inMo:
+				case stretchy && strings.ContainsAny(op, "([{⟨⌈⌊"):
+					fences++
+				case stretchy && strings.ContainsAny(op, ")]}⟩⌉⌋"):
+					fences, isOp = max(0, fences-1), false
+				case stretchy && strings.ContainsAny(op, "|‖"):
+					bars = !bars
+					isOp = bars
+				case !afterOp && fences == 0 && !bars && breakAfter[op]:
+					cut()
+				}
+				inMo, afterOp = false, isOp
+				continue
+			}
+		case xhtml.SelfClosingTagToken:
+			if depth < 3 {
+				return s
+			}
+			if depth == 3 {
+				afterOp = false
+			}
+		case xhtml.TextToken:
+			if depth < 4 {
+				continue // the annotation's TeX, or the converter's spaces
+			}
+			if inMo && depth == 4 {
+				mo.WriteString(raw)
+			}
+		}
+		piece.WriteString(raw)
+	}
+	if piece.Len() > 0 {
+		cut()
+	}
+	if open == "" || len(pieces) < 2 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(pieces)*(len(open)+len("<mrow></mrow></math>")))
+	for _, p := range pieces {
+		b.WriteString(open)
+		b.WriteString("<mrow>")
+		b.WriteString(p)
+		b.WriteString("</mrow></math>")
+	}
+	return b.String()
+}
+
+// breakAfter are the operators a line may break after: relations and
+// binary operators, as TeX allows in inline math.
+var breakAfter = func() map[string]bool {
+	m := map[string]bool{}
+	for _, op := range strings.Fields(`= ≠ < > ≤ ≥ ≪ ≫ ≈ ≡ ∼ ≃ ≅ ∝ → ← ↔ ⇒ ⇐ ⇔ ↦ ∈ ∉ ⊂ ⊃ ⊆ ⊇ + − ± ∓ × · ⋅ ∗ ∪ ∩ ∧ ∨ ⊕ ⊗`) {
+		m[op] = true
+	}
+	return m
+}()
+
+func attr(tok xhtml.Token, key string) string {
+	for _, a := range tok.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
 }

@@ -102,7 +102,7 @@ func writeMath(b *strings.Builder, n *xhtml.Node) {
 	case "munder":
 		b.WriteString(arg(0) + "_" + arg(1))
 	case "mover":
-		if attr(n, "accent") == "true" && len(args) == 2 {
+		if nodeAttr(n, "accent") == "true" && len(args) == 2 {
 			var a strings.Builder
 			writeMath(&a, args[1])
 			b.WriteString(arg(0) + accent(strings.TrimSpace(a.String())))
@@ -224,7 +224,7 @@ func elementChildren(n *xhtml.Node) []*xhtml.Node {
 	return out
 }
 
-func attr(n *xhtml.Node, key string) string {
+func nodeAttr(n *xhtml.Node, key string) string {
 	for _, a := range n.Attr {
 		if a.Key == key {
 			return a.Val

@@ -25,7 +25,7 @@ func TestMathText(t *testing.T) {
 		{`\mathbb{R}^n \text{ if } a \le b`, "ℝ^n if a≤b"},
 		{`\begin{pmatrix}a&b\\c&d\end{pmatrix}`, "(a, b; c, d)"},
 	} {
-		ml, _, ok := toMathML([]byte(tc.tex), false, newMathBudget(time.Now()))
+		_, ml, ok := toMathML([]byte(tc.tex), false, newMathBudget(time.Now()))
 		if !ok {
 			t.Fatalf("%s: not converted", tc.tex)
 		}

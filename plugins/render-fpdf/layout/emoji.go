@@ -7,6 +7,8 @@ import (
 	"image/png"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mdpress/mdpress/plugins/internal/emoji"
 )
 
 // Emoji are drawn as images from the colour emoji font (Options.Emoji),
@@ -29,16 +31,17 @@ type emojiBox struct{ bearingX, top, w, h, advance float64 }
 
 // emojiAt returns the atom of an emoji that starts s, with r its first
 // character of size bytes, if r is drawn from the emoji font: when no text
-// font has it (resolved to U+FFFD), or when U+FE0F asks for its emoji
-// presentation, as Chromium chooses. A character DejaVu has without
-// U+FE0F (©, ☺, ⚠) stays text, as it does in Chromium with DejaVu first
-// in the themes' font stacks; U+FE0E keeps any character text.
+// font has it (resolved to U+FFFD), when Unicode presents it as emoji by
+// default (⚡ ☕ ✨, emoji.BMP, which DejaVu has in black), or when U+FE0F
+// asks for its emoji presentation, as Chromium chooses with the themes'
+// font stacks. A character DejaVu has that Unicode presents as text
+// (©, ☺, ⚠) stays text without U+FE0F; U+FE0E keeps any character text.
 func (e *engine) emojiAt(s string, r rune, size int, resolved rune, st *style) (atom, int, bool) {
 	if e.emoji == nil || r < 0x80 {
 		return atom{}, 0, false
 	}
 	next, _ := utf8.DecodeRuneInString(s[size:])
-	if next == vs15 || resolved != replacement && next != vs16 {
+	if next == vs15 || resolved != replacement && next != vs16 && !emoji.PresentedBMP(r) {
 		return atom{}, 0, false
 	}
 	return e.emojiAtom(s, r, size, st)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mdpress/mdpress/plugins/internal/emoji"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -21,17 +22,27 @@ var fontStacks = map[string]string{
 }
 
 // emojiFace is "mdpress emoji": the colour emoji font for the
-// supplementary plane's pictographs only (emoticons, flags, skin tones,
-// what emoji are mostly made of), and the joiners, keycap and tags that
-// sequences of them hold, without which 👨‍👩‍👧 split into three faces.
-// The symbols below it that both fonts have (♥ ✔ ☺) stay text, as
-// Unicode presents them by default.
-const emojiFace = `@font-face {
-  font-family: "mdpress emoji";
-  src: local("Noto Color Emoji"), local("NotoColorEmoji");
-  unicode-range: U+200D, U+20E3, U+FE0F, U+1F000-1FAFF, U+E0020-E007F;
-}
-`
+// supplementary plane's pictographs (emoticons, flags, skin tones, what
+// emoji are mostly made of), the joiners, keycap and tags that sequences
+// of them hold, without which 👨‍👩‍👧 split into three faces, and the
+// symbols below them that Unicode presents as emoji by default (⚡ ☕ ✨,
+// emoji.BMP): DejaVu has black outlines of some, so GitHub's :zap:
+// printed in black. The symbols that Unicode presents as text by default
+// (♥ ✔ ☺) stay text.
+var emojiFace = func() string {
+	var b strings.Builder
+	b.WriteString("@font-face {\n  font-family: \"mdpress emoji\";\n" +
+		"  src: local(\"Noto Color Emoji\"), local(\"NotoColorEmoji\");\n  unicode-range: ")
+	for _, r := range emoji.BMP {
+		if r.Lo == r.Hi {
+			fmt.Fprintf(&b, "U+%X, ", r.Lo)
+		} else {
+			fmt.Fprintf(&b, "U+%X-%X, ", r.Lo, r.Hi)
+		}
+	}
+	b.WriteString("U+200D, U+20E3, U+FE0F, U+1F000-1FAFF, U+E0020-E007F;\n}\n")
+	return b.String()
+}()
 
 // pt formats points for CSS: at most two decimals, no trailing zeros.
 func pt(v float64) string {

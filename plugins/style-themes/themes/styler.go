@@ -219,7 +219,11 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 // table: in the body's font Chromium draws no radical sign and sets a
 // display sum at text size. DejaVu Math TeX Gyre comes with
 // fonts-dejavu-extra; the fallback, Noto Sans Math (fonts-noto-core),
-// draws the radical but keeps the display sum small.
+// draws the radical but keeps the display sum small. Chromium breaks no
+// line inside a <math> (parse-goldmark cuts inline formulas where TeX
+// may break them): one still wider than the text, inside \left( ...
+// \right) say, is cut at the margin, as a display formula is, rather
+// than Chromium shrinking every page of the document to fit it.
 //
 // GitHub's alerts (parse-goldmark writes GitHub's HTML): the theme's
 // colour of each kind (AlertColors, GitHub's unless a design says
@@ -231,7 +235,8 @@ func (s *Styler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.Sty
 const printCSS = "details::details-content { content-visibility: visible; }\n" +
 	"sup[id] { display: inline-block; }\n" +
 	"math { font-family: \"DejaVu Math TeX Gyre\", \"Noto Sans Math\", math; }\n" +
-	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n"
+	".math-display { margin: 0.75em 0; overflow-x: hidden; }\n" +
+	"math:not([display=block]) { max-width: 100%; overflow-x: clip; }\n"
 
 // alertCSS follows the alerts' colours, written from the tokens by
 // writeAlertCSS so that render-fpdf, which reads the tokens, draws the
