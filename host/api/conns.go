@@ -182,19 +182,29 @@ func (l *ConnLimit) ConnContext(ctx context.Context, c net.Conn) context.Context
 	return context.WithValue(ctx, connKey{}, c)
 }
 
+// faultyFramingRoute is the route label of the requests refused for their
+// framing: they reach no route, and an operator counting smuggling
+// attempts tells them from other unmatched ones.
+const faultyFramingRoute = "faulty_framing"
+
 // Handler marks a request's connection as done sending once the handler
 // has read its body to the end, or at once when it has none. A body the
 // handler leaves unread, the server reads or cuts after the answer: the
 // connection counts as sending until it is idle.
 //
 // A request whose framing is faulty (see framer) is answered 400 and its
-// connection closed, before next sees it.
+// connection closed, before next sees it; it is counted in the HTTP
+// metrics under the route faultyFramingRoute, since no route matched it.
 func (l *ConnLimit) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, ok := r.Context().Value(connKey{}).(*limitConn); ok {
 			if c.frames.faultyAt(c.served.Add(1)) {
+				start := time.Now()
 				l.log.Info("request with faulty framing refused, its connection closed",
 					"peer", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
+				if l.metrics != nil {
+					defer func() { l.metrics.ObserveHTTP(faultyFramingRoute, http.StatusBadRequest, time.Since(start)) }()
+				}
 				w.Header().Set("Connection", "close")
 				writeError(w, apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest,
 					"the request has both Transfer-Encoding and Content-Length, or Transfer-Encoding in HTTP/1.0: its length is ambiguous").

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -106,6 +107,11 @@ func TestSecurityAmbiguousFraming(t *testing.T) {
 				t.Errorf("charged %d credits, want %d", before-after, tc.charged)
 			}
 		})
+	}
+	// They are counted where operators look for refused requests.
+	_, metrics := rawGet(t, h, "/metrics")
+	if want := `mdpress_http_requests_total{code="400",route="faulty_framing"} 5`; !bytes.Contains(metrics, []byte(want)) {
+		t.Errorf("metrics lack %s:\n%s", want, grepLines(metrics, "mdpress_http_requests_total"))
 	}
 }
 
