@@ -149,6 +149,8 @@ func (m *mathLayout) lay(n *mnode, c mctx) (*mbox, error) {
 		return m.radical(body, index, c), nil
 	case "mtable":
 		return m.table(n, c)
+	case "menclose":
+		return m.enclose(n, c)
 	}
 	return nil, errMathUnsupported
 }
