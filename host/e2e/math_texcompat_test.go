@@ -72,6 +72,22 @@ func TestMathTeXCompat(t *testing.T) {
 				t.Error("the formula with \\tag is not in the monospace face")
 			}
 
+			// \textcolor: red on Chromium; render-fpdf, which draws no
+			// colour in formulas, drew it black, where \color printed as
+			// source: now both print as source.
+			pdf = post("Red $\\textcolor{red}{x}$ here.\n")
+			if backend == "fpdf" {
+				if text := pdfcheck.Text(t, pdf); !strings.Contains(fontsOf(t, pdf), "Mono") || !strings.Contains(text, `\textcolor{red}{x}`) {
+					t.Errorf("\\textcolor is not printed as source: %s\n%s", fontsOf(t, pdf), text)
+				}
+			} else {
+				w, hgt, pix := pdfcheck.PPM(t, pdf, 1, 144)
+				img := raster{w: w, h: hgt, pix: pix, scale: 2}
+				if n := img.red(wordIs(t, pdfcheck.Words(t, pdf), "𝑥")); n == 0 {
+					t.Error("\\textcolor{red}{x} is not red")
+				}
+			}
+
 			// The box: a dark row above the E, wider than it. render-fpdf's
 			// formula is one word, its TeX, spanning what it draws.
 			pdf = post("Boxed $\\boxed{E}$ here.\n")
