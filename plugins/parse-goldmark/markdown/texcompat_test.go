@@ -165,3 +165,22 @@ func TestTeXCompatHostile(t *testing.T) {
 		t.Errorf("budget left %d, want %d", b.tex, maxDocMathBytes-len(`\boldsymbol{x}`))
 	}
 }
+
+// FuzzTeXCompat: no TeX makes the rewrite panic or its MathML escape the
+// sanitizer, and the rewrite grows no formula past a few times its size.
+func FuzzTeXCompat(f *testing.F) {
+	for _, s := range []string{`\operatorname*{arg\,min}_x`, `\xrightarrow[a]{\bm b}`, `\boxed{\text{a}}`,
+		`\begin{split}a&=b\end{split}`, `\mathop{\mathrm{x}}\limits`, `\label{a}\textbf{b}`, `\xleftarrow[{]}]{`, `\text{`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tex string) {
+		out, _, ok := rewriteTeX([]byte(tex))
+		if ok && len(out) > 8*len(tex)+64 {
+			t.Fatalf("%d bytes rewritten as %d", len(tex), len(out))
+		}
+		html, _, ok := toMathML([]byte(tex), true, newMathBudget(time.Now()))
+		if ok && strings.Contains(strings.ToLower(html), "<script") {
+			t.Fatalf("script in %s", html)
+		}
+	})
+}
