@@ -72,20 +72,31 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 		!time.Now().Before(b.deadline) || macroDef.Match(tex) {
 		return "", "", false
 	}
-	b.tex -= len(tex)
+	// The rewrite adds a few bytes per command it rewrites: what the
+	// converter reads is held to its bounds.
+	src, changed, ok := rewriteTeX(tex)
+	if !ok || len(src) > maxFormulaBytes || len(src) > b.tex {
+		return "", "", false
+	}
+	b.tex -= len(src)
 	doc := treeblood.NewDocument(nil, false)
 	doc.PrintOneLine = true
 	var out string
 	var err error
 	if display {
-		out, err = doc.DisplayStyle(string(tex))
+		out, err = doc.DisplayStyle(string(src))
 	} else {
-		out, err = doc.TextStyle(string(tex))
+		out, err = doc.TextStyle(string(src))
 	}
 	out = strings.TrimSpace(out)
 	if err != nil {
 		converterFailed(err, tex)
 		return "", "", false
+	}
+	if changed || strings.Contains(out, "<menclose") {
+		if out, ok = fixMathML(out, tex); !ok {
+			return "", "", false
+		}
 	}
 	out, tree, ok = cleanMathML(out)
 	if ok && !display {
@@ -158,12 +169,15 @@ func cleanMathML(s string) (html, tree string, ok bool) {
 }
 
 // mathMLElements are MathML's presentation elements (MathML Core and the
-// few of MathML 3 the converter writes).
+// few of MathML 3 the converter writes). <merror> is not one of them: the
+// converter writes it, holding the command's name, for a command it does
+// not know, which Chromium drew as a small red mark and render-fpdf
+// refused, so such a formula prints as its source on both.
 var mathMLElements = func() map[string]bool {
 	m := map[string]bool{}
 	for _, e := range strings.Fields(`math semantics annotation annotation-xml mrow mi mn mo ms mtext mspace
 		mfrac msqrt mroot msub msup msubsup munder mover munderover mmultiscripts mprescripts none
-		mtable mtr mtd mlabeledtr mstyle mpadded mphantom menclose merror maction mfenced mglyph`) {
+		mtable mtr mtd mlabeledtr mstyle mpadded mphantom menclose maction mfenced mglyph`) {
 		m[e] = true
 	}
 	return m

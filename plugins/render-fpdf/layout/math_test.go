@@ -163,3 +163,41 @@ func TestMathInlineLineGrows(t *testing.T) {
 		t.Errorf("the formula's baseline %.1f is no line's: %v", formula.Y, bases)
 	}
 }
+
+// TestMathEnclose: \boxed's frame is four rules round what it holds,
+// \cancel's stroke one rule across it, rising left to right; a
+// notation this backend does not draw prints the formula as its source.
+// Without them every formula with \boxed or \cancel printed as source.
+func TestMathEnclose(t *testing.T) {
+	g, lines, _ := mathDoc(t, `<menclose notation="box"><mi>E</mi><mo>=</mo><mi>m</mi></menclose>`)
+	e, m := g["E"], g["m"]
+	if len(lines) != 4 {
+		t.Fatalf("%d rules, want a frame of 4", len(lines))
+	}
+	var left, right, top, bottom float64 = 1e9, -1e9, 1e9, -1e9
+	for _, l := range lines {
+		left, right = min(left, l.X, l.X2), max(right, l.X, l.X2)
+		top, bottom = min(top, l.Y, l.Y2), max(bottom, l.Y, l.Y2)
+	}
+	if left >= e.X || right <= m.X+m.W || top >= e.Y-e.Size*0.6 || bottom <= e.Y {
+		t.Errorf("frame x %.1f-%.1f y %.1f-%.1f does not hold E (x %.1f, y %.1f) to m (x %.1f+%.1f)",
+			left, right, top, bottom, e.X, e.Y, m.X, m.W)
+	}
+
+	g, lines, _ = mathDoc(t, `<menclose notation="updiagonalstrike"><mi>x</mi></menclose>`)
+	x := g["x"]
+	if len(lines) != 1 {
+		t.Fatalf("%d rules, want one stroke", len(lines))
+	}
+	if s := lines[0]; !(s.X < s.X2 && s.Y > s.Y2 && s.X <= x.X+1 && s.Y >= x.Y) {
+		t.Errorf("stroke %+v does not rise across x at %.1f,%.1f", s, x.X, x.Y)
+	}
+
+	node := with(&stage.Node{Kind: stage.KindCodeBlock, Text: `\sout{x}`}, "lang", "math", "math", "display",
+		"mathml", `<math display="block"><menclose notation="horizontalstrike"><mi>x</mi></menclose></math>`)
+	for _, it := range lay(t, node).Pages[0].Items {
+		if it.Kind == MathBegin {
+			t.Error("a notation not drawn was laid out")
+		}
+	}
+}

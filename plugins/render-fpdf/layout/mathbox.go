@@ -95,13 +95,15 @@ func rule(size float64) float64 { return math.Max(0.35, size*0.055) }
 
 // lay lays out n in style c.
 func (m *mathLayout) lay(n *mnode, c mctx) (*mbox, error) {
+	// Colour would be lost: \textcolor puts it on any element, not only
+	// on the <mstyle> of \color.
+	if n.attr("mathcolor") != "" || n.attr("mathbackground") != "" {
+		return nil, errMathUnsupported
+	}
 	switch n.tag {
 	case "math", "mrow", "mpadded", "mtd":
 		return m.row(n.kids, c)
 	case "mstyle":
-		if n.attr("mathcolor") != "" || n.attr("mathbackground") != "" {
-			return nil, errMathUnsupported // colour would be lost
-		}
 		switch n.attr("displaystyle") {
 		case "true":
 			c.display = true
@@ -149,6 +151,8 @@ func (m *mathLayout) lay(n *mnode, c mctx) (*mbox, error) {
 		return m.radical(body, index, c), nil
 	case "mtable":
 		return m.table(n, c)
+	case "menclose":
+		return m.enclose(n, c)
 	}
 	return nil, errMathUnsupported
 }

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -384,5 +385,49 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 		w += cw + colGap
 	}
 	out.w = w - colGap + 0.2*s
+	return out, nil
+}
+
+// enclose draws \boxed's frame (notation box) round what n holds, with
+// TeX's \fboxsep of room, or \cancel's strokes (updiagonalstrike,
+// downdiagonalstrike, both for \xcancel) across it. Another notation is
+// not drawn, so the formula prints as its source rather than without it.
+func (m *mathLayout) enclose(n *mnode, c mctx) (*mbox, error) {
+	notes := strings.Fields(n.attr("notation"))
+	if len(notes) == 0 {
+		return nil, errMathUnsupported
+	}
+	body, err := m.row(n.kids, c)
+	if err != nil {
+		return nil, err
+	}
+	t := rule(c.size)
+	o := 0.15 * c.size
+	out := &mbox{}
+	box := slices.Contains(notes, "box")
+	pad := 0.0
+	if box {
+		pad = 0.2*c.size + t
+	}
+	out.place(body, pad, 0)
+	out.w += pad
+	out.asc += pad
+	out.desc += pad
+	for _, note := range notes {
+		switch note {
+		case "box":
+			l, r, top, bot := t/2, out.w-t/2, -out.asc+t/2, out.desc-t/2
+			out.rules = append(out.rules, mrule{l, top, r, top, t}, mrule{l, bot, r, bot, t},
+				mrule{l, top, l, bot, t}, mrule{r, top, r, bot, t})
+		// The strokes overshoot the box a little, as the cancel package's
+		// do: across a lone x one corner to corner lay on its own stroke.
+		case "updiagonalstrike":
+			out.rules = append(out.rules, mrule{pad - o, body.desc + o, pad + body.w + o, -body.asc - o, t})
+		case "downdiagonalstrike":
+			out.rules = append(out.rules, mrule{pad - o, -body.asc - o, pad + body.w + o, body.desc + o, t})
+		default:
+			return nil, errMathUnsupported
+		}
+	}
 	return out, nil
 }

@@ -166,8 +166,10 @@ func TestMathFallback(t *testing.T) {
 	needTool(t, "pdffonts")
 	deep := `<math display="block">` + strings.Repeat("<mrow>", 40) + "<mi>x</mi>" + strings.Repeat("</mrow>", 40) + "</math>"
 	cases := map[string]struct{ tex, mml string }{
-		"enclose":          {`\cancel{x}`, `<math display="block"><mrow><menclose notation="updiagonalstrike"><mi>x</mi></menclose></mrow></math>`},
+		"enclose":          {`\sout{x}`, `<math display="block"><mrow><menclose notation="horizontalstrike"><mi>x</mi></menclose></mrow></math>`},
 		"colour":           {`\color{red}{x}`, `<math display="block"><mrow><mstyle mathcolor="red"><mi>x</mi></mstyle></mrow></math>`},
+		"textcolor":        {`\textcolor{red}{x+y}`, `<math display="block"><mrow><mrow mathcolor="red"><mi>x</mi><mo>+</mo><mi>y</mi></mrow></mrow></math>`},
+		"textcolor token":  {`\textcolor{red}{x}`, `<math display="block"><mrow><mi mathcolor="red">x</mi></mrow></math>`},
 		"no glyph":         {`\mathfrak{g}`, `<math display="block"><mrow><mi>𝔤</mi></mrow></math>`},
 		"variant":          {`\mathscr{A}`, `<math display="block"><mi mathvariant="script">A</mi></math>`},
 		"not converted":    {`\frac{a`, ""},

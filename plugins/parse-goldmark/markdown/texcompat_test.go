@@ -1,0 +1,186 @@
+package markdown
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTeXCompat: the commands READMEs write as GitHub's MathJax reads them
+// come out as that MathML, where the converter alone wrote an <merror>
+// holding the command's name (the command vanished) or read them wrongly
+// (\pmb as μ); those neither reads right print as their source.
+func TestTeXCompat(t *testing.T) {
+	for _, tc := range []struct {
+		tex  string
+		want []string // in the tree's MathML; none: printed as source
+		not  []string
+	}{
+		{`\operatorname{argmax}_x f`, []string{`<msub><mi lspace="0.11111em" mathvariant="normal">argmax</mi><mi>x</mi></msub><mi>f</mi>`}, nil},
+		{`\operatorname*{arg\,min}_x f`, []string{`<munder><mi lspace="0.11111em" mathvariant="normal" movablelimits="true">arg` + "\u2009" + `min</mi><mi>x</mi></munder>`}, nil},
+		{`\operatorname{sgn}(x)`, []string{`>sgn</mi><mo form="prefix"`}, nil},
+		{`\operatorname{d} x`, []string{`<mi lspace="0.11111em" mathvariant="normal">d</mi>`}, nil},
+		{`\mathop{\mathrm{argmax}}\limits_x f`, []string{`<munder><mi lspace="0.11111em" mathvariant="normal" movablelimits="false">argmax</mi>`}, []string{"mathrm"}},
+		{`\mathop{\mathrm{argmax}}_x f`, []string{`<munder><mi lspace="0.11111em" mathvariant="normal" movablelimits="true">argmax</mi>`}, []string{"mathrm"}},
+		{`\mathop{argmax}_x f`, []string{`<munder><mo movablelimits="true" rspace="0">argmax</mo>`}, nil},
+		{`\boxed{E=mc^2}`, []string{`<menclose notation="box"><mrow><mi>E</mi><mo>=</mo>`}, nil},
+		{`\boxed{x}`, []string{`<menclose notation="box"><mi>x</mi></menclose>`}, nil},
+		{`\fbox{ok}`, []string{`<menclose notation="box"><mtext>ok</mtext></menclose>`}, nil},
+		{`\bm{x} + \bm\theta`, []string{`<mi>𝐱</mi>`, `<mi>𝛉</mi>`}, nil},
+		{`\pmb{x}`, []string{`<mi>𝐱</mi>`}, []string{"μ"}},
+		{`a \xrightarrow{f} b`, []string{`<mover><mo stretchy="true">⟶</mo><mi>f</mi></mover>`}, nil},
+		{`a \xrightarrow[g]{f} b`, []string{`<munder><mrow><mover><mo stretchy="true">⟶</mo><mi>f</mi></mover></mrow><mi>g</mi></munder>`}, nil},
+		{`a \xleftarrow{\bm{f}} b`, []string{`<mover><mo stretchy="true">⟵</mo><mi>𝐟</mi></mover>`}, nil},
+		{`x \stackrel{\text{def}}{=} y`, []string{`<mover><mo stretchy="true">=</mo><mtext>def</mtext></mover>`}, nil},
+		{`\textbf{bold} \mbox{box}`, []string{`<mtext>𝐛𝐨𝐥𝐝</mtext>`, `<mtext>box</mtext>`}, nil},
+		{`\text{\textbf{x}}`, []string{`<mtext>textbf{x}</mtext>`}, nil},
+		{`a + \dotsb + b, \dotsc`, []string{`<mi>⋯</mi>`, `<mi>…</mi>`}, nil},
+		{`\mathrel{\stackrel{a}{=}} \mathbin{\oplus}`, []string{`<mover><mo stretchy="true">=</mo><mi>a</mi></mover>`, `<mo>⊕</mo>`}, nil},
+		{`\begin{split} a &= b \\ &= c \end{split}`, []string{`<mtable`, `<mtd columnalign="left"><mo>=</mo><mi>c</mi></mtd>`}, []string{`\`, `&amp;`}},
+		{`a = b \label{eq:one} \nonumber`, []string{`<mi>a</mi><mo>=</mo><mi>b</mi>`}, []string{"eq", "one"}},
+		{`\cancel{x}`, []string{`<menclose notation="updiagonalstrike"><mi>x</mi></menclose>`}, nil},
+		{`\varnothing`, []string{`<mi>∅</mi>`}, nil},
+		// Neither the converter nor the rewrite reads these: their source.
+		{`a = b \tag{1}`, nil, nil},
+		{`\begin{gather} a \\ b \end{gather}`, nil, nil},
+		{`x \hspace{1em} y`, nil, nil},
+		{`\phantom{x}`, nil, nil},
+		{`\xrightarrow`, nil, nil},
+		{`\operatorname{\frac{a}{b}}`, nil, nil},
+	} {
+		html, tree, ok := toMathML([]byte(tc.tex), true, newMathBudget(time.Now()))
+		if tc.want == nil {
+			if ok {
+				t.Errorf("%s: converted, want printed as source: %s", tc.tex, tree)
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("%s: printed as source", tc.tex)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(tree, w) {
+				t.Errorf("%s: no %s in\n%s", tc.tex, w, tree)
+			}
+		}
+		for _, w := range append(tc.not, "merror", "mdpress-") {
+			if strings.Contains(tree, w) {
+				t.Errorf("%s: %s in\n%s", tc.tex, w, tree)
+			}
+		}
+		// The HTML's annotation is the author's TeX, for copying.
+		if want := `<annotation encoding="application/x-tex">` + xmlEscape(tc.tex) + `</annotation>`; !strings.Contains(html, want) {
+			t.Errorf("%s: annotation is not the source:\n%s", tc.tex, html)
+		}
+	}
+}
+
+func xmlEscape(s string) string {
+	var b bytes.Buffer
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '"':
+			b.WriteString("&#34;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestTeXCompatChromium: what Chromium draws from the MathML is carried
+// by it, since Chromium lays out <menclose> as a plain row: the box of
+// \boxed and the stroke of \cancel are styles on it.
+func TestTeXCompatChromium(t *testing.T) {
+	html, _, ok := toMathML([]byte(`\boxed{x} + \cancel{y}`), false, newMathBudget(time.Now()))
+	if !ok {
+		t.Fatal("not converted")
+	}
+	for _, w := range []string{`<menclose notation="box" style="border:`, `<menclose notation="updiagonalstrike" style="background:linear-gradient(`} {
+		if !strings.Contains(html, w) {
+			t.Errorf("no %s in\n%s", w, html)
+		}
+	}
+}
+
+// TestTeXCompatHostile: the rewrite opens no way into the HTML (the
+// sanitizer still reads its result), reads its input once, and its
+// output is held to the converter's bounds.
+func TestTeXCompatHostile(t *testing.T) {
+	for _, tex := range []string{
+		`\operatorname{<script>alert(1)</script>}`,
+		`\boxed{\text{<img src=x onerror=alert(1)>}}`,
+		`\class{mdpress-op}{\mathrm{a}}\class{mdpress-boxed}{y}`,
+		`\xrightarrow[</annotation><script>]{f}`,
+		`\mathop{\text{"><iframe>}}`,
+	} {
+		html, tree, ok := toMathML([]byte(tex), true, newMathBudget(time.Now()))
+		for _, s := range []string{html, tree} {
+			if lower := strings.ToLower(s); strings.Contains(lower, "<script") || strings.Contains(lower, "<img") ||
+				strings.Contains(lower, "<iframe") || strings.Contains(lower, "onload=") {
+				t.Errorf("%s (converted %v): %s", tex, ok, s)
+			}
+		}
+	}
+
+	// Nested arguments and long runs of rewritten commands take time in
+	// proportion to their length.
+	for _, tex := range [][]byte{
+		[]byte(strings.Repeat(`\boxed{`, 1000) + "x" + strings.Repeat("}", 1000)),
+		[]byte(strings.Repeat(`\xrightarrow[`, 500) + strings.Repeat("]{f}", 500)),
+		bytes.Repeat([]byte(`\operatorname*{a}`), 480),
+		bytes.Repeat([]byte(`{`), 8000),
+	} {
+		start := time.Now()
+		for range 20 {
+			rewriteTeX(tex)
+		}
+		if d := time.Since(start) / 20; d > 20*time.Millisecond {
+			t.Errorf("%.40s...: %v per rewrite", tex, d)
+		}
+	}
+
+	// 2,000 \bm{x} are 12 KiB of TeX as rewritten, over the converter's
+	// 8 KiB per formula though the source is under it.
+	tex := bytes.Repeat([]byte(`\bm{x}`), 1300)
+	if len(tex) > maxFormulaBytes {
+		t.Fatal("the source itself is over the bound")
+	}
+	if _, _, ok := toMathML(tex, true, newMathBudget(time.Now())); ok {
+		t.Error("a formula over the bound once rewritten was converted")
+	}
+	// The document's budget is spent by what the converter reads.
+	b := newMathBudget(time.Now())
+	if _, _, ok := toMathML([]byte(`\bm{x}`), true, b); !ok || b.tex != maxDocMathBytes-len(`\boldsymbol{x}`) {
+		t.Errorf("budget left %d, want %d", b.tex, maxDocMathBytes-len(`\boldsymbol{x}`))
+	}
+}
+
+// FuzzTeXCompat: no TeX makes the rewrite panic or its MathML escape the
+// sanitizer, and the rewrite grows no formula past a few times its size.
+func FuzzTeXCompat(f *testing.F) {
+	for _, s := range []string{`\operatorname*{arg\,min}_x`, `\xrightarrow[a]{\bm b}`, `\boxed{\text{a}}`,
+		`\begin{split}a&=b\end{split}`, `\mathop{\mathrm{x}}\limits`, `\label{a}\textbf{b}`, `\xleftarrow[{]}]{`, `\text{`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tex string) {
+		out, _, ok := rewriteTeX([]byte(tex))
+		if ok && len(out) > 8*len(tex)+64 {
+			t.Fatalf("%d bytes rewritten as %d", len(tex), len(out))
+		}
+		html, _, ok := toMathML([]byte(tex), true, newMathBudget(time.Now()))
+		if ok && strings.Contains(strings.ToLower(html), "<script") {
+			t.Fatalf("script in %s", html)
+		}
+	})
+}
