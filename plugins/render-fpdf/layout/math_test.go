@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,5 +162,33 @@ func TestMathInlineLineGrows(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the formula's baseline %.1f is no line's: %v", formula.Y, bases)
+	}
+}
+
+// TestMathTallFence: \left( and \right) around a matrix taller than six
+// times their glyph reach from its top row to its bottom one; scaled, the
+// glyph stopped at six times its size and left rows sticking out.
+func TestMathTallFence(t *testing.T) {
+	var rows strings.Builder
+	for i := range 12 {
+		rows.WriteString("<mtr><mtd><mn>" + strconv.Itoa(i+10) + "</mn></mtd></mtr>")
+	}
+	g, lines, _ := mathDoc(t, `<mrow><mo fence="true" form="prefix" stretchy="true">(</mo><mtable columnalign="center" rowalign="center">`+
+		rows.String()+`</mtable><mo fence="true" form="postfix" stretchy="true">)</mo></mrow>`)
+	first, last := g["10"], g["21"]
+	if len(lines) == 0 {
+		t.Fatalf("no strokes: the fences are glyphs %+v, %+v", g["("], g[")"])
+	}
+	top, bottom := lines[0].Y, lines[0].Y
+	left, right := lines[0].X, lines[0].X
+	for _, l := range lines {
+		top, bottom = min(top, l.Y, l.Y2), max(bottom, l.Y, l.Y2)
+		left, right = min(left, l.X, l.X2), max(right, l.X, l.X2)
+	}
+	if top > first.Y-0.7*first.Size || bottom < last.Y+0.2*last.Size {
+		t.Errorf("fences span %.1f-%.1f, rows from %.1f to %.1f", top, bottom, first.Y, last.Y)
+	}
+	if left > first.X || right < first.X+first.Size {
+		t.Errorf("fences from x %.1f to %.1f do not enclose the rows at %.1f", left, right, first.X)
 	}
 }
