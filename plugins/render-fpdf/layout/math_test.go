@@ -192,3 +192,19 @@ func TestMathTallFence(t *testing.T) {
 		t.Errorf("fences from x %.1f to %.1f do not enclose the rows at %.1f", left, right, first.X)
 	}
 }
+
+// TestMathAlignedPair: aligned's "a &= b" joins its two cells as TeX
+// does, "a = b" spaced as a relation, not a column gap apart.
+func TestMathAlignedPair(t *testing.T) {
+	g, _, _ := mathDoc(t, `<mrow><mtable columnalign="center" displaystyle="true" rowalign="center"><mtr>`+
+		`<mtd columnalign="right"><mi>a</mi></mtd><mtd columnalign="left"><mo>=</mo><mi>b</mi></mtd></mtr>`+
+		`<mtr><mtd columnalign="right"></mtd><mtd columnalign="left"><mo>=</mo><mi>d</mi></mtd></mtr></mtable></mrow>`)
+	set, _ := testFonts()
+	a, eq, b := g["a"], g["="], g["b"]
+	em := a.Size
+	adv := func(it Item) float64 { return float64(set.Face(it.Face).Width([]rune(it.Text)[0])) * it.Size / 1000 }
+	before, after := eq.X-(a.X+adv(a)), b.X-(eq.X+adv(eq))
+	if before < 0.2*em || before > 0.35*em || after < 0.2*em || after > 0.35*em {
+		t.Errorf("a %.2f em before =, b %.2f em after it: want a relation's space either side", before/em, after/em)
+	}
+}
