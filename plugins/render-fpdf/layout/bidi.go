@@ -232,7 +232,13 @@ func (e *engine) visual(atoms []atom) ([]atom, []float64) {
 		a := &atoms[i]
 		if a.kind != aText && a.kind != aSpace {
 			chars = append(chars, bidiChar{i, 0, 0})
-			cls = append(cls, bN)
+			c := bN
+			if a.kind == aMath && e.maths[a.img].piece {
+				// The pieces of a broken formula read left to right
+				// as the formula does, whatever surrounds them.
+				c = bL
+			}
+			cls = append(cls, c)
 			continue
 		}
 		for j, r := range a.text {

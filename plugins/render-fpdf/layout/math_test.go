@@ -208,3 +208,60 @@ func TestMathAlignedPair(t *testing.T) {
 		t.Errorf("a %.2f em before =, b %.2f em after it: want a relation's space either side", before/em, after/em)
 	}
 }
+
+// TestMathInlineBreaks: an inline formula wider than its line breaks
+// after its outermost row's operators, as TeX breaks inline math, its
+// glyphs at the text's size; scaled whole to fit, forty terms came out
+// under 4 pt. Its TeX is extracted once, from its first piece. In a
+// right-to-left paragraph its pieces still read left to right.
+func TestMathInlineBreaks(t *testing.T) {
+	var mml, tex strings.Builder
+	mml.WriteString(`<math display="inline"><mrow>`)
+	for i := 1; i <= 40; i++ {
+		if i > 1 {
+			mml.WriteString(`<mo>+</mo>`)
+			tex.WriteString(" + ")
+		}
+		mml.WriteString(`<msub><mi>a</mi><mn>` + strconv.Itoa(i) + `</mn></msub>`)
+		tex.WriteString("a_{" + strconv.Itoa(i) + "}")
+	}
+	mml.WriteString(`</mrow></math>`)
+	formula := with(&stage.Node{Kind: stage.KindCodeSpan, Text: tex.String()}, "math", "inline", "mathml", mml.String())
+	for _, words := range []string{"Sum ", "مرحبا بالعالم "} {
+		d := lay(t, para(txt(words), formula, txt(" end.")))
+		var begins []Item
+		first := map[float64]float64{} // per baseline, the x of its first subscript
+		var bases []float64
+		for _, it := range d.Pages[0].Items {
+			switch {
+			case it.Kind == MathBegin:
+				begins = append(begins, it)
+			case it.Kind == Text && it.Text == "a":
+				if len(bases) == 0 || bases[len(bases)-1] != it.Y {
+					bases = append(bases, it.Y)
+					first[it.Y] = it.X
+				}
+				if it.Size < 0.95*d.BodySize {
+					t.Fatalf("%q: a drawn at %.1f pt, the text at %.1f", words, it.Size, d.BodySize)
+				}
+			}
+		}
+		if len(bases) < 2 {
+			t.Fatalf("%q: the formula is on %d lines", words, len(bases))
+		}
+		if begins[0].Text != tex.String() {
+			t.Errorf("%q: first piece extracts %q", words, begins[0].Text)
+		}
+		for _, b := range begins[1:] {
+			if b.Text != "" {
+				t.Errorf("%q: a later piece extracts %q", words, b.Text)
+			}
+		}
+		// Each line's subscripts run left to right: a_1 is left of a_2.
+		for _, it := range d.Pages[0].Items {
+			if it.Kind == Text && it.Y > bases[0] && it.Y < bases[0]+0.5*it.Size && it.Text == "2" && it.X < first[bases[0]] {
+				t.Errorf("%q: a_2's subscript at %.1f left of the line's first a at %.1f", words, it.X, first[bases[0]])
+			}
+		}
+	}
+}

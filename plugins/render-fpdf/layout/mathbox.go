@@ -370,16 +370,10 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 	}
 	out := &mbox{}
 	x := 0.0
-	prev := opOpen // a row's first operator is unary
+	prev := opOpen
 	em := c.size / 18
 	for i, b := range boxes {
-		cls := opClassOf(kids[i])
-		if cls == opBin && (prev == opBin || prev == opRel || prev == opPunct || prev == opOpen || prev == opLargeOp) {
-			cls = opOrd // unary minus
-		}
-		if cls == opBin && i == len(boxes)-1 {
-			cls = opOrd
-		}
+		cls := rowClass(kids, i, prev)
 		space := 0.0
 		if c.level == 0 {
 			switch cls {
@@ -407,6 +401,23 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 	}
 	out.w = math.Max(out.w, x)
 	return out, nil
+}
+
+// rowClass is the class of kids[i] in its row, after prev's: a binary
+// operator first in a row, after another operator or last is unary
+// (a leading minus).
+func rowClass(kids []*mnode, i int, prev opClass) opClass {
+	if i == 0 {
+		prev = opOpen
+	}
+	cls := opClassOf(kids[i])
+	if cls == opBin && (prev == opBin || prev == opRel || prev == opPunct || prev == opOpen || prev == opLargeOp) {
+		return opOrd
+	}
+	if cls == opBin && i == len(kids)-1 {
+		return opOrd
+	}
+	return cls
 }
 
 // stretch lays out fence n again, large enough to span asc and desc
