@@ -313,6 +313,23 @@ func (e *engine) visual(atoms []atom) ([]atom, []float64) {
 	return out, xs
 }
 
+// visualText is s in display order, its Arabic joined, as a line of
+// left-to-right text would show it: a formula's token is drawn as one
+// run, left to right, so \text{שלום} drew its letters in the order
+// typed, reversed, and Arabic's unjoined.
+func (e *engine) visualText(s string) string {
+	atoms := e.shape(e.textAtoms(nil, s, e.baseStyle()))
+	rtl := e.rtl
+	e.rtl = false // a formula runs left to right in any paragraph
+	vis, _ := e.visual(atoms)
+	e.rtl = rtl
+	var b strings.Builder
+	for _, a := range vis {
+		b.WriteString(a.text)
+	}
+	return b.String()
+}
+
 // bidiChar is one character of a line: its atom and its bytes in the
 // atom's text. An image or anchor is one neutral character of no bytes.
 type bidiChar struct {

@@ -1,6 +1,8 @@
 package layout
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -263,5 +265,28 @@ func TestMathInlineBreaks(t *testing.T) {
 				t.Errorf("%q: a_2's subscript at %.1f left of the line's first a at %.1f", words, it.X, first[bases[0]])
 			}
 		}
+	}
+}
+
+// TestMathRTLText: right-to-left text in a formula (\text{שלום}) is drawn
+// in display order, its Arabic joined, as the same words in a line of
+// text; it was drawn in the order typed, reading backwards, Arabic
+// unjoined.
+func TestMathRTLText(t *testing.T) {
+	g, _, _ := mathDoc(t, `<mrow><mtext>שלום</mtext><mo>+</mo><mtext>مرحبا</mtext></mrow>`)
+	if _, ok := g["םולש"]; !ok {
+		t.Errorf("Hebrew not in display order: %v", slices.Collect(maps.Keys(g)))
+	}
+	joined := false
+	for s := range g {
+		for _, r := range s {
+			joined = joined || r >= 0xFE70 && r <= 0xFEFF
+		}
+		if strings.ContainsRune(s, 'م') || strings.HasPrefix(s, "ﻣ") {
+			t.Errorf("Arabic drawn as typed: %q", s)
+		}
+	}
+	if !joined {
+		t.Errorf("Arabic not joined: %v", slices.Collect(maps.Keys(g)))
 	}
 }

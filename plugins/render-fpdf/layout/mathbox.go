@@ -203,6 +203,9 @@ func (m *mathLayout) token(n *mnode, c mctx) (*mbox, error) {
 			sz *= 1.2
 		}
 	}
+	if hasRTL(text) {
+		text = m.e.visualText(text)
+	}
 	b, err := m.glyphs(text, fonts.Of(fonts.Serif, fonts.StyleOf(bold, italic)), sz)
 	if err != nil {
 		return nil, err
