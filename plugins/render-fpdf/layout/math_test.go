@@ -290,3 +290,17 @@ func TestMathRTLText(t *testing.T) {
 		t.Errorf("Arabic not joined: %v", slices.Collect(maps.Keys(g)))
 	}
 }
+
+// TestMathNegatedRelations: \not\equiv, \nleq and \nsubseteq are spaced
+// as relations; they ran into their operands.
+func TestMathNegatedRelations(t *testing.T) {
+	set, _ := testFonts()
+	for _, rel := range []string{"≢", "≰", "⊈"} {
+		g, _, _ := mathDoc(t, `<mi>x</mi><mo>`+rel+`</mo><mi>y</mi>`)
+		x, r := g["x"], g[rel]
+		adv := float64(set.Face(x.Face).Width('x')) * x.Size / 1000
+		if d := r.X - (x.X + adv); d < 0.2*x.Size {
+			t.Errorf("%s spaced %.2f em from x", rel, d/x.Size)
+		}
+	}
+}
