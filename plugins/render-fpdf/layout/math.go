@@ -26,11 +26,11 @@ const MaxMathItems = 100_000
 type mathRef struct {
 	box *mbox
 	tex string
-	// row is the inline formula's outermost row and cuts the pens at
-	// which it may break (mathbreak.go); piece marks a part of a broken
-	// formula.
+	// row is the inline formula's outermost row and cuts the indices
+	// of its elements a line may break before (mathbreak.go); piece marks
+	// a part of a broken formula.
 	row   *mbox
-	cuts  []float64
+	cuts  []int
 	piece bool
 }
 
@@ -55,7 +55,7 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 		return atom{}, false
 	}
 	var row *mbox
-	var cuts []float64
+	var cuts []int
 	if !display {
 		row, cuts = mathBreaks(root, b)
 	}

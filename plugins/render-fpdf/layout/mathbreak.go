@@ -11,9 +11,9 @@ import "math"
 // piece; the others extract nothing.
 
 // mathBreaks finds the outermost row of a formula, root laid out as b,
-// and the pens at which the pieces after its break points start, or
-// nothing when it has none.
-func mathBreaks(root *mnode, b *mbox) (*mbox, []float64) {
+// and the indices in it of the elements that start a piece after a break
+// point, or nothing when it has none.
+func mathBreaks(root *mnode, b *mbox) (*mbox, []int) {
 	n := root
 	for len(n.kids) == 1 && n.kids[0].tag == "mrow" && len(b.kids) == 1 && b.kids[0].x == 0 && b.kids[0].y == 0 {
 		n, b = n.kids[0], b.kids[0].b
@@ -21,12 +21,12 @@ func mathBreaks(root *mnode, b *mbox) (*mbox, []float64) {
 	if n.tag != "math" && n.tag != "mrow" || len(n.kids) != len(b.kids) || b.hidden {
 		return nil, nil
 	}
-	var cuts []float64
+	var cuts []int
 	prev := opOpen
 	for i := range n.kids {
 		cls := rowClass(n.kids, i, prev)
 		if (cls == opBin || cls == opRel) && i < len(n.kids)-1 {
-			cuts = append(cuts, b.kids[i+1].x)
+			cuts = append(cuts, i+1)
 		}
 		prev = cls
 	}
@@ -37,22 +37,23 @@ func mathBreaks(root *mnode, b *mbox) (*mbox, []float64) {
 }
 
 // mathPieces cuts formula atom a into pieces at its break points, each
-// a formula atom after which a line may break.
+// a formula atom after which a line may break. A piece runs from the pen
+// of its first element to the next piece's.
 func (e *engine) mathPieces(a atom) []atom {
 	ref := e.maths[a.img]
 	row := ref.row
-	starts := append([]float64{0}, ref.cuts...)
+	starts := append([]int{0}, ref.cuts...)
 	var out []atom
-	for k, x0 := range starts {
-		x1 := row.w
+	for k, i0 := range starts {
+		i1, x1 := len(row.kids), row.w
 		if k+1 < len(starts) {
-			x1 = starts[k+1]
+			i1 = starts[k+1]
+			x1 = row.kids[i1].x
 		}
-		piece := &mbox{w: x1 - x0}
-		for _, kid := range row.kids {
-			if kid.x >= x0 && kid.x < x1 {
-				piece.place(kid.b, kid.x-x0, kid.y)
-			}
+		x0 := row.kids[i0].x
+		piece := &mbox{}
+		for _, kid := range row.kids[i0:i1] {
+			piece.place(kid.b, kid.x-x0, kid.y)
 		}
 		piece.w = math.Max(piece.w, x1-x0)
 		tex := ""
@@ -61,8 +62,7 @@ func (e *engine) mathPieces(a atom) []atom {
 		}
 		e.maths = append(e.maths, mathRef{box: piece, tex: tex, piece: true})
 		e.atom()
-		p := atom{kind: aMath, img: len(e.maths) - 1, w: piece.w, imgH: 1, text: tex, st: a.st, wrap: true}
-		out = append(out, p)
+		out = append(out, atom{kind: aMath, img: len(e.maths) - 1, w: piece.w, imgH: 1, text: tex, st: a.st, wrap: true})
 	}
 	out[len(out)-1].wrap = a.wrap
 	return out
