@@ -304,3 +304,18 @@ func TestMathNegatedRelations(t *testing.T) {
 		}
 	}
 }
+
+// TestMathOperatorLspace: \pmod's operator, lspace 0, sits against the
+// parenthesis before it, "(mod p)" as Chromium draws it, not "( mod p)".
+func TestMathOperatorLspace(t *testing.T) {
+	g, _, _ := mathDoc(t, `<mi>a</mi><mspace width="0.7em"></mspace><mo>(</mo><mo lspace="0">mod</mo><mi>p</mi><mo>)</mo>`)
+	set, _ := testFonts()
+	open, mod := g["("], g["mod"]
+	adv := float64(set.Face(open.Face).Width('(')) * open.Size / 1000
+	if d := mod.X - (open.X + adv); d > 0.05*open.Size {
+		t.Errorf("mod %.2f em after (", d/open.Size)
+	}
+	if p := g["p"]; p.X-mod.X < 1.8*mod.Size {
+		t.Errorf("p %.2f em after mod's start: want a space after mod", (p.X-mod.X)/mod.Size)
+	}
+}

@@ -395,7 +395,9 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 		if i > 0 && (prev == opLargeOp || prev == opFunc) && (cls == opOrd || cls == opFunc) {
 			x += 3 * em
 		}
-		if i > 0 { // nothing to space from before the first
+		// Nothing to space from before the first; none either where the
+		// converter says so (\pmod's "(mod": lspace 0).
+		if i > 0 && !(kids[i].tag == "mo" && isZero(kids[i].attr("lspace"))) {
 			x += space
 		}
 		out.place(b, x, 0)
@@ -410,6 +412,15 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 	}
 	out.w = math.Max(out.w, x)
 	return out, nil
+}
+
+// isZero reports whether the MathML length s is zero.
+func isZero(s string) bool {
+	if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+		return v == 0 // unitless, as the converter writes it
+	}
+	v, ok := mathLength(s, 1)
+	return strings.TrimSpace(s) != "" && ok && v == 0
 }
 
 // rowClass is the class of kids[i] in its row, after prev's: a binary
