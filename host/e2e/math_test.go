@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,7 +181,7 @@ func TestMathLongInline(t *testing.T) {
 	md := "# Model\n\n" + prose + "\n\nThe model is $" + strings.Join(terms, " + ") + "$ as fitted.\n"
 	for _, backend := range backends(t) {
 		if backend != "chrome" {
-			continue // render-fpdf scales such a formula to the column (TestMathInsideMargins)
+			continue // render-fpdf breaks it itself (TestMathLongInlineBreaks)
 		}
 		t.Run(backend, func(t *testing.T) {
 			h := startHost(t, withArgs("--backend", backend))
@@ -227,5 +228,49 @@ func TestMathLongInline(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMathLongInlineBreaks: on render-fpdf an inline formula wider than
+// the column (a sum of 60 terms) breaks over lines after its operators,
+// at the text's size; it was scaled down onto one line, under 4 pt tall.
+// A reader extracts its TeX once.
+func TestMathLongInlineBreaks(t *testing.T) {
+	pdfcheck.Require(t)
+	terms := make([]string, 60)
+	for i := range terms {
+		terms[i] = "a_{" + strconv.Itoa(i+1) + "}"
+	}
+	tex := strings.Join(terms, " + ")
+	h := startHost(t, withArgs("--backend", "fpdf"))
+	defer h.stop()
+	_, key := h.account("pro", -1)
+	resp, pdf := h.post(key, map[string]string{"markdown": "Before $" + tex + "$ after.\n", "pageNumeration": "none"})
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+	}
+	var before, first, after pdfcheck.Word
+	for _, w := range pdfcheck.Words(t, pdf) {
+		switch {
+		case w.Text == "Before":
+			before = w
+		case strings.HasPrefix(w.Text, "a_{1}"):
+			first = w
+		case w.Text == "after.":
+			after = w
+		}
+	}
+	// The extracted TeX is anchored to the formula's first piece, at its
+	// scale: on the line of "Before", as tall as the text.
+	line := before.YMax - before.YMin
+	if h := first.YMax - first.YMin; h < 0.8*line || first.YMin > before.YMax {
+		t.Errorf("the formula starts %.1f pt tall at y %.1f, after \"Before\" %.1f pt tall at %.1f: scaled down onto a line of its own",
+			h, first.YMin, line, before.YMin)
+	}
+	if lines := (after.YMin - before.YMin) / line; lines < 2.5 {
+		t.Errorf("\"after.\" %.1f lines below \"Before\": the formula was not broken over lines", lines)
+	}
+	if n := strings.Count(pdfcheck.Text(t, pdf), "a_{60}"); n != 1 {
+		t.Errorf("the TeX extracted %d times", n)
 	}
 }

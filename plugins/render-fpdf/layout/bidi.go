@@ -232,7 +232,13 @@ func (e *engine) visual(atoms []atom) ([]atom, []float64) {
 		a := &atoms[i]
 		if a.kind != aText && a.kind != aSpace {
 			chars = append(chars, bidiChar{i, 0, 0})
-			cls = append(cls, bN)
+			c := bN
+			if a.kind == aMath && e.maths[a.img].piece {
+				// The pieces of a broken formula read left to right
+				// as the formula does, whatever surrounds them.
+				c = bL
+			}
+			cls = append(cls, c)
 			continue
 		}
 		for j, r := range a.text {
@@ -305,6 +311,23 @@ func (e *engine) visual(atoms []atom) ([]atom, []float64) {
 		x += p.a.w
 	}
 	return out, xs
+}
+
+// visualText is s in display order, its Arabic joined, as a line of
+// left-to-right text would show it: a formula's token is drawn as one
+// run, left to right, so \text{שלום} drew its letters in the order
+// typed, reversed, and Arabic's unjoined.
+func (e *engine) visualText(s string) string {
+	atoms := e.shape(e.textAtoms(nil, s, e.baseStyle()))
+	rtl := e.rtl
+	e.rtl = false // a formula runs left to right in any paragraph
+	vis, _ := e.visual(atoms)
+	e.rtl = rtl
+	var b strings.Builder
+	for _, a := range vis {
+		b.WriteString(a.text)
+	}
+	return b.String()
 }
 
 // bidiChar is one character of a line: its atom and its bytes in the

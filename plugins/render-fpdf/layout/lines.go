@@ -36,7 +36,7 @@ const (
 // minimum height.
 func (e *engine) breakLines(atoms []atom, width float64, strut *style) []line {
 	width = math.Max(width, 1)
-	fitMath(atoms, width)
+	atoms = e.fitMath(atoms, width)
 	var lines []line
 	cur := line{}
 	x := 0.0

@@ -26,6 +26,12 @@ const MaxMathItems = 100_000
 type mathRef struct {
 	box *mbox
 	tex string
+	// row is the inline formula's outermost row and cuts the indices
+	// of its elements a line may break before (mathbreak.go); piece marks
+	// a part of a broken formula.
+	row   *mbox
+	cuts  []int
+	piece bool
 }
 
 // formula lays out the MathML of math node n in style st, or reports
@@ -48,7 +54,12 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 		e.log.Debug("formula printed as source", "err", err)
 		return atom{}, false
 	}
-	items := b.items() + 2 // and MathBegin, MathEnd
+	var row *mbox
+	var cuts []int
+	if !display {
+		row, cuts = mathBreaks(root, b)
+	}
+	items := b.items() + 2 + 2*len(cuts) // and MathBegin, MathEnd per piece
 	if e.mathItems+items > e.maxMathItems {
 		if !e.mathCapped {
 			e.mathCapped = true
@@ -62,7 +73,7 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 	if display {
 		kind = aBlockMath
 	}
-	e.maths = append(e.maths, mathRef{box: b, tex: n.Text})
+	e.maths = append(e.maths, mathRef{box: b, tex: n.Text, row: row, cuts: cuts})
 	return atom{kind: kind, img: len(e.maths) - 1, w: b.w, imgH: 1, text: n.Text, st: st}, true
 }
 
@@ -106,16 +117,30 @@ func (e *engine) blockMath(a atom) {
 	}
 }
 
-// fitMath scales formulas wider than width down to it: a formula is one
-// piece that no line break can split.
-func fitMath(atoms []atom, width float64) {
-	for i := range atoms {
-		a := &atoms[i]
-		if (a.kind == aMath || a.kind == aBlockMath) && a.w > width && width > 0 {
-			a.imgH *= width / a.w
-			a.w = width
-		}
+// fitMath breaks inline formulas wider than width where they may break
+// (mathbreak.go) and scales those, or their pieces, still wider down to
+// it. It returns atoms, or a copy when it broke a formula.
+func (e *engine) fitMath(atoms []atom, width float64) []atom {
+	if width <= 0 {
+		return atoms
 	}
+	for i := 0; i < len(atoms); i++ {
+		a := &atoms[i]
+		if a.kind != aMath && a.kind != aBlockMath || a.w <= width {
+			continue
+		}
+		if ref := e.maths[a.img]; a.kind == aMath && a.imgH == 1 && len(ref.cuts) > 0 {
+			pieces := e.mathPieces(*a)
+			atoms = append(atoms[:i:i], append(pieces, atoms[i+1:]...)...)
+			a = &atoms[i]
+			if a.w <= width {
+				continue
+			}
+		}
+		a.imgH *= width / a.w
+		a.w = width
+	}
+	return atoms
 }
 
 // mathExtent is how far a formula atom reaches above and below the

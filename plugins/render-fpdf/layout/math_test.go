@@ -1,6 +1,9 @@
 package layout
 
 import (
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,5 +202,158 @@ func TestMathEnclose(t *testing.T) {
 		if it.Kind == MathBegin {
 			t.Error("a notation not drawn was laid out")
 		}
+	}
+}
+
+// TestMathTallFence: \left( and \right) around a matrix taller than six
+// times their glyph reach from its top row to its bottom one; scaled, the
+// glyph stopped at six times its size and left rows sticking out.
+func TestMathTallFence(t *testing.T) {
+	var rows strings.Builder
+	for i := range 12 {
+		rows.WriteString("<mtr><mtd><mn>" + strconv.Itoa(i+10) + "</mn></mtd></mtr>")
+	}
+	g, lines, _ := mathDoc(t, `<mrow><mo fence="true" form="prefix" stretchy="true">(</mo><mtable columnalign="center" rowalign="center">`+
+		rows.String()+`</mtable><mo fence="true" form="postfix" stretchy="true">)</mo></mrow>`)
+	first, last := g["10"], g["21"]
+	if len(lines) == 0 {
+		t.Fatalf("no strokes: the fences are glyphs %+v, %+v", g["("], g[")"])
+	}
+	top, bottom := lines[0].Y, lines[0].Y
+	left, right := lines[0].X, lines[0].X
+	for _, l := range lines {
+		top, bottom = min(top, l.Y, l.Y2), max(bottom, l.Y, l.Y2)
+		left, right = min(left, l.X, l.X2), max(right, l.X, l.X2)
+	}
+	if top > first.Y-0.7*first.Size || bottom < last.Y+0.2*last.Size {
+		t.Errorf("fences span %.1f-%.1f, rows from %.1f to %.1f", top, bottom, first.Y, last.Y)
+	}
+	if left > first.X || right < first.X+first.Size {
+		t.Errorf("fences from x %.1f to %.1f do not enclose the rows at %.1f", left, right, first.X)
+	}
+}
+
+// TestMathAlignedPair: aligned's "a &= b" joins its two cells as TeX
+// does, "a = b" spaced as a relation, not a column gap apart.
+func TestMathAlignedPair(t *testing.T) {
+	g, _, _ := mathDoc(t, `<mrow><mtable columnalign="center" displaystyle="true" rowalign="center"><mtr>`+
+		`<mtd columnalign="right"><mi>a</mi></mtd><mtd columnalign="left"><mo>=</mo><mi>b</mi></mtd></mtr>`+
+		`<mtr><mtd columnalign="right"></mtd><mtd columnalign="left"><mo>=</mo><mi>d</mi></mtd></mtr></mtable></mrow>`)
+	set, _ := testFonts()
+	a, eq, b := g["a"], g["="], g["b"]
+	em := a.Size
+	adv := func(it Item) float64 { return float64(set.Face(it.Face).Width([]rune(it.Text)[0])) * it.Size / 1000 }
+	before, after := eq.X-(a.X+adv(a)), b.X-(eq.X+adv(eq))
+	if before < 0.2*em || before > 0.35*em || after < 0.2*em || after > 0.35*em {
+		t.Errorf("a %.2f em before =, b %.2f em after it: want a relation's space either side", before/em, after/em)
+	}
+}
+
+// TestMathInlineBreaks: an inline formula wider than its line breaks
+// after its outermost row's operators, as TeX breaks inline math, its
+// glyphs at the text's size; scaled whole to fit, forty terms came out
+// under 4 pt. Its TeX is extracted once, from its first piece. In a
+// right-to-left paragraph its pieces still read left to right.
+func TestMathInlineBreaks(t *testing.T) {
+	var mml, tex strings.Builder
+	mml.WriteString(`<math display="inline"><mrow>`)
+	for i := 1; i <= 40; i++ {
+		if i > 1 {
+			mml.WriteString(`<mo>+</mo>`)
+			tex.WriteString(" + ")
+		}
+		mml.WriteString(`<msub><mi>a</mi><mn>` + strconv.Itoa(i) + `</mn></msub>`)
+		tex.WriteString("a_{" + strconv.Itoa(i) + "}")
+	}
+	mml.WriteString(`</mrow></math>`)
+	formula := with(&stage.Node{Kind: stage.KindCodeSpan, Text: tex.String()}, "math", "inline", "mathml", mml.String())
+	for _, words := range []string{"Sum ", "مرحبا بالعالم "} {
+		d := lay(t, para(txt(words), formula, txt(" end.")))
+		var begins []Item
+		first := map[float64]float64{} // per baseline, the x of its first subscript
+		var bases []float64
+		for _, it := range d.Pages[0].Items {
+			switch {
+			case it.Kind == MathBegin:
+				begins = append(begins, it)
+			case it.Kind == Text && it.Text == "a":
+				if len(bases) == 0 || bases[len(bases)-1] != it.Y {
+					bases = append(bases, it.Y)
+					first[it.Y] = it.X
+				}
+				if it.Size < 0.95*d.BodySize {
+					t.Fatalf("%q: a drawn at %.1f pt, the text at %.1f", words, it.Size, d.BodySize)
+				}
+			}
+		}
+		if len(bases) < 2 {
+			t.Fatalf("%q: the formula is on %d lines", words, len(bases))
+		}
+		if begins[0].Text != tex.String() {
+			t.Errorf("%q: first piece extracts %q", words, begins[0].Text)
+		}
+		for _, b := range begins[1:] {
+			if b.Text != "" {
+				t.Errorf("%q: a later piece extracts %q", words, b.Text)
+			}
+		}
+		// Each line's subscripts run left to right: a_1 is left of a_2.
+		for _, it := range d.Pages[0].Items {
+			if it.Kind == Text && it.Y > bases[0] && it.Y < bases[0]+0.5*it.Size && it.Text == "2" && it.X < first[bases[0]] {
+				t.Errorf("%q: a_2's subscript at %.1f left of the line's first a at %.1f", words, it.X, first[bases[0]])
+			}
+		}
+	}
+}
+
+// TestMathRTLText: right-to-left text in a formula (\text{שלום}) is drawn
+// in display order, its Arabic joined, as the same words in a line of
+// text; it was drawn in the order typed, reading backwards, Arabic
+// unjoined.
+func TestMathRTLText(t *testing.T) {
+	g, _, _ := mathDoc(t, `<mrow><mtext>שלום</mtext><mo>+</mo><mtext>مرحبا</mtext></mrow>`)
+	if _, ok := g["םולש"]; !ok {
+		t.Errorf("Hebrew not in display order: %v", slices.Collect(maps.Keys(g)))
+	}
+	joined := false
+	for s := range g {
+		for _, r := range s {
+			joined = joined || r >= 0xFE70 && r <= 0xFEFF
+		}
+		if strings.ContainsRune(s, 'م') || strings.HasPrefix(s, "ﻣ") {
+			t.Errorf("Arabic drawn as typed: %q", s)
+		}
+	}
+	if !joined {
+		t.Errorf("Arabic not joined: %v", slices.Collect(maps.Keys(g)))
+	}
+}
+
+// TestMathNegatedRelations: \not\equiv, \nleq and \nsubseteq are spaced
+// as relations; they ran into their operands.
+func TestMathNegatedRelations(t *testing.T) {
+	set, _ := testFonts()
+	for _, rel := range []string{"≢", "≰", "⊈"} {
+		g, _, _ := mathDoc(t, `<mi>x</mi><mo>`+rel+`</mo><mi>y</mi>`)
+		x, r := g["x"], g[rel]
+		adv := float64(set.Face(x.Face).Width('x')) * x.Size / 1000
+		if d := r.X - (x.X + adv); d < 0.2*x.Size {
+			t.Errorf("%s spaced %.2f em from x", rel, d/x.Size)
+		}
+	}
+}
+
+// TestMathOperatorLspace: \pmod's operator, lspace 0, sits against the
+// parenthesis before it, "(mod p)" as Chromium draws it, not "( mod p)".
+func TestMathOperatorLspace(t *testing.T) {
+	g, _, _ := mathDoc(t, `<mi>a</mi><mspace width="0.7em"></mspace><mo>(</mo><mo lspace="0">mod</mo><mi>p</mi><mo>)</mo>`)
+	set, _ := testFonts()
+	open, mod := g["("], g["mod"]
+	adv := float64(set.Face(open.Face).Width('(')) * open.Size / 1000
+	if d := mod.X - (open.X + adv); d > 0.05*open.Size {
+		t.Errorf("mod %.2f em after (", d/open.Size)
+	}
+	if p := g["p"]; p.X-mod.X < 1.8*mod.Size {
+		t.Errorf("p %.2f em after mod's start: want a space after mod", (p.X-mod.X)/mod.Size)
 	}
 }

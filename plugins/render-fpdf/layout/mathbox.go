@@ -207,6 +207,9 @@ func (m *mathLayout) token(n *mnode, c mctx) (*mbox, error) {
 			sz *= 1.2
 		}
 	}
+	if hasRTL(text) {
+		text = m.e.visualText(text)
+	}
 	b, err := m.glyphs(text, fonts.Of(fonts.Serif, fonts.StyleOf(bold, italic)), sz)
 	if err != nil {
 		return nil, err
@@ -312,7 +315,13 @@ func opClassOf(n *mnode) opClass {
 		case "+", "−", "-", "±", "∓", "×", "÷", "·", "⋅", "∗", "∘", "∙", "∪", "∩", "∧", "∨", "⊕", "⊗", "∖", "⋆":
 			return opBin
 		case "=", "<", ">", "≤", "≥", "≠", "≈", "≡", "∼", "≃", "≅", "→", "←", "↔", "⇒", "⇐", "⇔", "↦", "∈", "∉",
-			"∋", "∣", "∤", "⊂", "⊃", "⊆", "⊇", "∝", "≪", "≫", "⟹", "⟸", "⟺", "≔", ":=", "⊥", "∥", "≺", "≻", "⟶", "⟵", "⊢", "⊨", ":":
+			"∋", "∣", "∤", "⊂", "⊃", "⊆", "⊇", "∝", "≪", "≫", "⟹", "⟸", "⟺", "≔", ":=", "⊥", "∥", "≺", "≻", "⟶", "⟵", "⊢", "⊨", ":",
+			// Negated and less common relations (\not\equiv, \nleq,
+			// \nsubseteq, \preceq, \hookrightarrow), spaced as TeX and
+			// Chromium space them.
+			"≢", "≰", "≱", "≮", "≯", "⊄", "⊅", "⊈", "⊉", "∌", "≁", "≄", "≇", "≉", "∦", "⇏", "↛", "⊬", "⊭",
+			"≲", "≳", "≼", "≽", "⪯", "⪰", "⩽", "⩾", "⊏", "⊐", "⊑", "⊒", "⊲", "⊳", "⊴", "⊵", "≐", "≍", "≜",
+			"↪", "↩", "⇝", "⟼", "↑", "↓", "⇑", "⇓", "↗", "↘", "↙", "↖", "⊣", "∽", "⇀", "↼", "⇌", "⇄":
 			return opRel
 		case ",", ";":
 			return opPunct
@@ -374,16 +383,10 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 	}
 	out := &mbox{}
 	x := 0.0
-	prev := opOpen // a row's first operator is unary
+	prev := opOpen
 	em := c.size / 18
 	for i, b := range boxes {
-		cls := opClassOf(kids[i])
-		if cls == opBin && (prev == opBin || prev == opRel || prev == opPunct || prev == opOpen || prev == opLargeOp) {
-			cls = opOrd // unary minus
-		}
-		if cls == opBin && i == len(boxes)-1 {
-			cls = opOrd
-		}
+		cls := rowClass(kids, i, prev)
 		space := 0.0
 		if c.level == 0 {
 			switch cls {
@@ -396,7 +399,9 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 		if i > 0 && (prev == opLargeOp || prev == opFunc) && (cls == opOrd || cls == opFunc) {
 			x += 3 * em
 		}
-		if i > 0 { // nothing to space from before the first
+		// Nothing to space from before the first; none either where the
+		// converter says so (\pmod's "(mod": lspace 0).
+		if i > 0 && !(kids[i].tag == "mo" && isZero(kids[i].attr("lspace"))) {
 			x += space
 		}
 		out.place(b, x, 0)
@@ -413,6 +418,32 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 	return out, nil
 }
 
+// isZero reports whether the MathML length s is zero.
+func isZero(s string) bool {
+	if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+		return v == 0 // unitless, as the converter writes it
+	}
+	v, ok := mathLength(s, 1)
+	return strings.TrimSpace(s) != "" && ok && v == 0
+}
+
+// rowClass is the class of kids[i] in its row, after prev's: a binary
+// operator first in a row, after another operator or last is unary
+// (a leading minus).
+func rowClass(kids []*mnode, i int, prev opClass) opClass {
+	if i == 0 {
+		prev = opOpen
+	}
+	cls := opClassOf(kids[i])
+	if cls == opBin && (prev == opBin || prev == opRel || prev == opPunct || prev == opOpen || prev == opLargeOp) {
+		return opOrd
+	}
+	if cls == opBin && i == len(kids)-1 {
+		return opOrd
+	}
+	return cls
+}
+
 // stretch lays out fence n again, large enough to span asc and desc
 // about the axis, centred on it.
 func (m *mathLayout) stretch(n *mnode, b *mbox, asc, desc float64, c mctx) *mbox {
@@ -422,12 +453,73 @@ func (m *mathLayout) stretch(n *mnode, b *mbox, asc, desc float64, c mctx) *mbox
 	if h0 <= 0 || 2*half <= h0*1.1 {
 		return b
 	}
-	f := math.Min(2*half/h0, 6)
+	f := 2 * half / h0
+	if f > maxFenceScale {
+		if s := m.strokedFence(strings.TrimSpace(n.text), -axis-half, -axis+half, c.size); s != nil {
+			return s
+		}
+		f = maxFenceScale
+	}
 	g, err := m.glyphs(strings.TrimSpace(n.text), fonts.Of(fonts.Serif, fonts.Regular), c.size*f)
 	if err != nil {
 		return b
 	}
 	out := &mbox{}
 	out.place(g, 0, (g.asc-g.desc)/2-axis)
+	return out
+}
+
+// maxFenceScale is how far a fence's glyph is scaled: it grows as wide as
+// it grows tall, so past this a fence is drawn with strokes instead.
+const maxFenceScale = 6
+
+// fenceShapes are the fences drawn with strokes, as polylines in a box
+// one unit wide from top (y 0) to bottom (y 1), opening to the right;
+// the closing fence is its opening one mirrored. A parenthesis is an
+// elliptical arc, drawn as a polyline.
+var fenceShapes = func() map[string][][][2]float64 {
+	var arc [][2]float64
+	for i := 0; i <= 16; i++ {
+		phi := math.Pi * (float64(i)/16 - 0.5)
+		arc = append(arc, [2]float64{0.9 - 0.65*math.Cos(phi), 0.5 + 0.5*math.Sin(phi)})
+	}
+	bracket := [][][2]float64{{{0.85, 0}, {0.3, 0}, {0.3, 1}, {0.85, 1}}}
+	floor := [][][2]float64{{{0.3, 0}, {0.3, 1}, {0.85, 1}}}
+	ceil := [][][2]float64{{{0.85, 0}, {0.3, 0}, {0.3, 1}}}
+	brace := [][][2]float64{{{0.9, 0}, {0.5, 0.03}, {0.5, 0.47}, {0.15, 0.5}, {0.5, 0.53}, {0.5, 0.97}, {0.9, 1}}}
+	angle := [][][2]float64{{{0.8, 0}, {0.2, 0.5}, {0.8, 1}}}
+	bar := [][][2]float64{{{0.5, 0}, {0.5, 1}}}
+	dbar := [][][2]float64{{{0.3, 0}, {0.3, 1}}, {{0.7, 0}, {0.7, 1}}}
+	return map[string][][][2]float64{
+		"(": {arc}, "[": bracket, "{": brace, "⟨": angle, "⌊": floor, "⌈": ceil, "|": bar, "‖": dbar,
+		")": mirror(arc), "]": mirror(bracket...), "}": mirror(brace...), "⟩": mirror(angle...),
+		"⌋": mirror(floor...), "⌉": mirror(ceil...),
+	}
+}()
+
+func mirror(lines ...[][2]float64) [][][2]float64 {
+	out := make([][][2]float64, len(lines))
+	for i, l := range lines {
+		for _, p := range l {
+			out[i] = append(out[i], [2]float64{1 - p[0], p[1]})
+		}
+	}
+	return out
+}
+
+// strokedFence draws fence text from top to bottom (y down from the
+// baseline) with lines, or returns nil for a fence it has no shape for.
+func (m *mathLayout) strokedFence(text string, top, bottom, size float64) *mbox {
+	shape, ok := fenceShapes[text]
+	if !ok {
+		return nil
+	}
+	w, h, t := 0.5*size, bottom-top, 1.5*rule(size)
+	out := &mbox{w: w, asc: -top, desc: bottom}
+	for _, l := range shape {
+		for i := 1; i < len(l); i++ {
+			out.rules = append(out.rules, mrule{l[i-1][0] * w, top + l[i-1][1]*h, l[i][0] * w, top + l[i][1]*h, t})
+		}
+	}
 	return out
 }

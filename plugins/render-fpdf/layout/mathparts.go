@@ -320,7 +320,11 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 	var rows [][]*mbox
 	var aligns [][]string
 	var widths []float64
+	// joined[i] is the room between columns i and i+1 when they are an
+	// aligned pair (see alignedPair), -1 when they are not.
+	var joined []float64
 	tableAligns := strings.Fields(n.attr("columnalign"))
+	s := c.size
 	for _, r := range n.kids {
 		if r.tag != "mtr" {
 			return nil, errMathUnsupported
@@ -343,14 +347,25 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 			al = append(al, a)
 			if i == len(widths) {
 				widths = append(widths, 0)
+				joined = append(joined, -1)
 			}
 			widths[i] = math.Max(widths[i], b.w)
+			if i > 0 {
+				if gap, ok := alignedPair(r.kids[i-1], cell, s); ok {
+					joined[i-1] = math.Max(joined[i-1], gap)
+				}
+			}
 		}
 		rows = append(rows, cells)
 		aligns = append(aligns, al)
 	}
-	s := c.size
 	colGap, rowGap := 0.8*s, 0.25*s
+	gapAfter := func(i int) float64 {
+		if joined[i] >= 0 {
+			return joined[i]
+		}
+		return colGap
+	}
 	out := &mbox{}
 	y := 0.0
 	for ri, cells := range rows {
@@ -369,7 +384,7 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 				dx = widths[i] - b.w
 			}
 			out.place(b, x+dx, y)
-			x += widths[i] + colGap
+			x += widths[i] + gapAfter(i)
 		}
 		y += desc + rowGap
 	}
@@ -381,10 +396,13 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 	}
 	out.asc, out.desc = total/2+m.axis*s, total/2-m.axis*s
 	w := 0.2 * s
-	for _, cw := range widths {
-		w += cw + colGap
+	for i, cw := range widths {
+		w += cw
+		if i < len(widths)-1 {
+			w += gapAfter(i)
+		}
 	}
-	out.w = w - colGap + 0.2*s
+	out.w = w + 0.2*s
 	return out, nil
 }
 
@@ -430,4 +448,26 @@ func (m *mathLayout) enclose(n *mnode, c mctx) (*mbox, error) {
 		}
 	}
 	return out, nil
+}
+
+// alignedPair reports whether cells a and b, side by side, are the two
+// halves of an aligned equation (a &= b in aligned, align): the
+// converter marks those cells right and left aligned themselves, and
+// TeX joins them with no column space, so "a &= b" reads as "a = b".
+// The room between them is the space TeX puts before the operator that
+// opens b, which row does not put before a row's first element.
+func alignedPair(a, b *mnode, size float64) (float64, bool) {
+	if a.attr("columnalign") != "right" || b.attr("columnalign") != "left" {
+		return 0, false
+	}
+	if len(b.kids) == 0 {
+		return 0, true
+	}
+	switch opClassOf(b.kids[0]) {
+	case opRel:
+		return 5 * size / 18, true
+	case opBin:
+		return 4 * size / 18, true
+	}
+	return 0, true
 }
