@@ -156,7 +156,15 @@ func (s *store) priorRequest(ctx context.Context, q querier, p ReserveParams, no
 	case state == stateRefunded:
 		return nil, nil
 	case hash != p.RequestHash:
-		return nil, stage.Errorf(stage.CodeInvalid, "Idempotency-Key reused with a different request")
+		// Named as the request's own fields are (field, allowed), and
+		// with what to do: the bare refusal left a client that changed
+		// its document but not its key nothing to go on.
+		e := stage.Errorf(stage.CodeInvalid, "Idempotency-Key reused with a different request: send a new key for a different document or options")
+		e.Details = map[string]string{
+			"field":   "Idempotency-Key",
+			"allowed": "within 24 h of its first use, only the same body and options; a new key for anything else",
+		}
+		return nil, e
 	case state == stateCommitted:
 		return &Replay{Result: result}, nil
 	default:

@@ -572,8 +572,11 @@ func testIdempotency(t *testing.T, b backend) {
 	}
 	_, _, err = reserve(a.ID, "K", "H2")
 	wantCode(t, err, stage.CodeInvalid)
-	if msg := stage.SafeMessage(err); msg != "Idempotency-Key reused with a different request" {
+	if msg := stage.SafeMessage(err); msg != "Idempotency-Key reused with a different request: send a new key for a different document or options" {
 		t.Errorf("message %q", msg)
+	}
+	if se := (*stage.Error)(nil); !errors.As(err, &se) || se.Details["field"] != "Idempotency-Key" {
+		t.Errorf("details of %v do not name the field Idempotency-Key", err)
 	}
 
 	// Keys belong to one user.

@@ -166,7 +166,12 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if err := c.applyEnv(getenv); err != nil {
 		return nil, err
 	}
-	return c, c.Validate()
+	if err := c.Validate(); err != nil && path != "" {
+		return c, fmt.Errorf("%s: %w", path, err)
+	} else if err != nil {
+		return c, err
+	}
+	return c, nil
 }
 
 // Parse decodes YAML strictly and fills defaults for keys left out.
@@ -286,7 +291,9 @@ func (c *Config) SetSink(v string) {
 // error naming its key; 0 asks for the key's default.
 func (c *Config) Validate() error {
 	if len(c.Plans) == 0 {
-		return fmt.Errorf("config: plans: at least one plan is required")
+		// Most often a file holding only the keys its writer meant to
+		// change, as the READMEs show them: say that it is read alone.
+		return fmt.Errorf("config: plans: at least one plan is required (a config file is the whole configuration, not changes to the embedded default: start from a copy of configs/mdpress.yaml)")
 	}
 	seen := map[string]bool{}
 	for i, p := range c.Plans {

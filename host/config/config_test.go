@@ -71,6 +71,7 @@ func TestStrict(t *testing.T) {
 	tests := []struct{ yaml, want string }{
 		{"server:\n  adress: x\n", "adress"},
 		{"plans: []\n", "at least one plan"},
+		{"plugins: {style-themes: {themesDir: /etc/mdpress/themes}}\n", "start from a copy of configs/mdpress.yaml"},
 		{"plans:\n  - name: a\n  - name: a\n", "twice"},
 		{"plans:\n  - name: a\naccounts:\n  driver: mysql\n", "mysql"},
 		{"plans:\n  - name: a\nrender:\n  plugin: ../../bin/sh\n", "not a path"},

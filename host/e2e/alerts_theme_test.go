@@ -20,15 +20,28 @@ var operatorAlerts = [][3]byte{{0x00, 0xcc, 0xcc}, {0xcc, 0x00, 0xcc}, {0xcc, 0x
 // backends, Chromium through the CSS and render-fpdf through the tokens:
 // each alert's title and bar are in the operator's colour and not in
 // GitHub's. render-fpdf drew GitHub's colours whatever the theme said.
+// The design works alone too, over the built-in stylesheet: a basic.json
+// without a basic.css was skipped without a word, GitHub's colours kept.
 func TestOperatorAlertColours(t *testing.T) {
 	pdfcheck.Require(t)
-	dir := t.TempDir()
 	css, err := os.ReadFile("../../plugins/style-themes/themes/css/basic.css")
 	if err != nil {
 		t.Fatal(err)
 	}
 	design := `{"alertColors": {"note": "#00cccc", "tip": "#cc00cc", "important": "#cc6600", "warning": "#0000ff", "caution": "#660099"}}`
-	for name, b := range map[string][]byte{"basic.css": css, "basic.json": []byte(design)} {
+	t.Run("with its stylesheet", func(t *testing.T) {
+		operatorAlertColours(t, map[string][]byte{"basic.css": css, "basic.json": []byte(design)})
+	})
+	t.Run("design alone", func(t *testing.T) {
+		operatorAlertColours(t, map[string][]byte{"basic.json": []byte(design)})
+	})
+}
+
+// operatorAlertColours renders the alerts on every backend with files in
+// style-themes' themesDir, and wants operatorAlerts' colours.
+func operatorAlertColours(t *testing.T, files map[string][]byte) {
+	dir := t.TempDir()
+	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -141,6 +141,41 @@ func TestRenderEnvValueRefused(t *testing.T) {
 	}
 }
 
+// TestRenderNotUTF8: a file that is not UTF-8 (Latin-1, UTF-16) is refused
+// naming the file, where, and what to do. It failed as "parse: internal
+// error: rpc error: ... string field contains invalid UTF-8", from the
+// plugins' gRPC, which carries UTF-8 only.
+func TestRenderNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		md   []byte
+		want []string
+	}{
+		{"latin1.md", []byte("# Notes\n\ncaf\xe9 au lait\n"), []string{"latin1.md is not UTF-8", "line 3, column 4", "iconv -f latin1 -t utf-8"}},
+		{"utf16.md", []byte("\xff\xfe#\x00 \x00h\x00i\x00\n\x00"), []string{"utf16.md is UTF-16", "iconv -f utf-16 -t utf-8"}},
+	} {
+		in := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(in, tt.md, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, backend := range backends(t) {
+			cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", in, "--backend", backend,
+				"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+			cmd.Env = cleanEnv()
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Errorf("%s on %s: rendered, want it refused", tt.name, backend)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("%s on %s: output %q, want %q in it", tt.name, backend, out, w)
+				}
+			}
+		}
+	}
+}
+
 // startServe starts serve on a port the system picks, with the backend
 // given and a data dir of its own, its log in logs.
 func startServe(t *testing.T, backend string) (*exec.Cmd, *syncBuffer) {

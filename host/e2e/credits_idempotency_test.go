@@ -81,8 +81,14 @@ func TestIdempotencyKeyChargesOnce(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("status %d, want 400: %s", resp.StatusCode, body)
 		}
-		if e := decodeError(t, resp.StatusCode, body); !strings.Contains(e.Error, "Idempotency-Key") {
+		e := decodeError(t, resp.StatusCode, body)
+		if !strings.Contains(e.Error, "Idempotency-Key") {
 			t.Fatalf("error %q does not name the Idempotency-Key", e.Error)
+		}
+		// As every 400: details names the field, and the client is told
+		// what to do.
+		if e.Details["field"] != "Idempotency-Key" || !strings.Contains(e.Error, "new key") {
+			t.Errorf("error %q, details %v: want the field named and a new key asked for", e.Error, e.Details)
 		}
 		charged(0, "after a refused reuse")
 	})

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +48,9 @@ func newRender(g *globals) *cobra.Command {
 				md, err = os.ReadFile(in)
 			}
 			if err != nil {
+				return err
+			}
+			if err := checkUTF8(in, md); err != nil {
 				return err
 			}
 			page, ok := papers.LookupFold(pageSize)
@@ -126,6 +131,36 @@ func newRender(g *globals) *cobra.Command {
 	f.StringVar(&lang, "lang", "", "the document's language, a BCP 47 tag such as fr or pt-BR (default: none claimed)")
 	f.StringVar(&backend, "backend", "", "chrome, fpdf or auto (env MDPRESS_BACKEND)")
 	return cmd
+}
+
+// checkUTF8 refuses Markdown that is not UTF-8, naming where, since the
+// plugins' gRPC cannot carry it: a Latin-1 file failed as "parse: internal
+// error: ... string field contains invalid UTF-8", which says neither
+// which file nor what to do. The API never sees such bytes: JSON decoding
+// turns each into U+FFFD.
+func checkUTF8(name string, md []byte) error {
+	if utf8.Valid(md) {
+		return nil
+	}
+	if name == "-" {
+		name = "standard input"
+	}
+	if bytes.HasPrefix(md, []byte{0xff, 0xfe}) || bytes.HasPrefix(md, []byte{0xfe, 0xff}) {
+		return fmt.Errorf("%s is UTF-16, not UTF-8; convert it first, e.g. iconv -f utf-16 -t utf-8", name)
+	}
+	line, col := 1, 1
+	for i := 0; i < len(md); {
+		r, size := utf8.DecodeRune(md[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("%s is not UTF-8: byte 0x%02x at line %d, column %d; convert it first, e.g. iconv -f latin1 -t utf-8", name, md[i], line, col)
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		col++
+		i += size
+	}
+	return nil
 }
 
 func contains(list []string, v string) bool {

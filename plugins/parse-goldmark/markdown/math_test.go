@@ -153,15 +153,22 @@ func TestMathBounds(t *testing.T) {
 // long, or gets anything but MathML into the HTML.
 func FuzzMathML(f *testing.F) {
 	for _, s := range []string{`\sum_{i=1}^n i^2`, `\frac{a}{b}`, `\begin{matrix}a&b\\c&d\end{matrix}`, `\text{<b>}`,
-		`\left(\sqrt[3]{x}\right)`, `\ce{H2O}`, `\operatorname{f}`, `x^{y^{z^{w}}}`, `\overbrace{a}^{b}`} {
+		`\left(\sqrt[3]{x}\right)`, `\ce{H2O}`, `\operatorname{f}`, `x^{y^{z^{w}}}`, `\overbrace{a}^{b}`, `a + b = c`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, tex string) {
 		start := time.Now()
 		for _, display := range []bool{false, true} {
 			if out, tree, ok := toMathML([]byte(tex), display, newMathBudget(start)); ok {
-				if again, againTree, ok := cleanMathML(out); !ok || again != out || againTree != tree {
+				again, againTree, ok := cleanMathML(out)
+				if !ok || again != out {
 					t.Fatalf("not clean MathML: %q", out)
+				}
+				// An inline formula's HTML is cut into one <math> per piece
+				// (breakInline), while the tree keeps it whole: only an
+				// uncut formula's HTML reads back as the tree.
+				if strings.Count(out, "<math") == 1 && againTree != tree {
+					t.Fatalf("the HTML %q reads back as %q, not the tree's %q", out, againTree, tree)
 				}
 				if _, again, ok := cleanMathML(tree); !ok || again != tree {
 					t.Fatalf("the tree's MathML is not clean: %q", tree)

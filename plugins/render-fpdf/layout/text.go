@@ -189,7 +189,11 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 		}
 		prev = r
 		rr, face := e.resolve(r, want)
-		if a, n, ok := e.emojiAt(s[i:], r, utf8.RuneLen(r), rr, st); ok {
+		// The bytes read, not utf8.RuneLen(r): an invalid byte reads as
+		// U+FFFD, one byte of the three that rune is written in, and the
+		// tree's text is a third-party parser's bytes.
+		_, size := utf8.DecodeRuneInString(s[i:])
+		if a, n, ok := e.emojiAt(s[i:], r, size, rr, st); ok {
 			flush()
 			out = append(out, a)
 			skip = i + n
@@ -262,7 +266,8 @@ func (e *engine) preAtoms(line []preRun) []atom {
 			case r == '\r' || dropped(r):
 			default:
 				rr, face := e.resolve(r, want)
-				if a, n, ok := e.emojiAt(run.text[i:], r, utf8.RuneLen(r), rr, st); ok {
+				_, size := utf8.DecodeRuneInString(run.text[i:]) // as in textAtoms
+				if a, n, ok := e.emojiAt(run.text[i:], r, size, rr, st); ok {
 					flush()
 					out = append(out, a)
 					skip, col = i+n, col+2 // an emoji takes two columns in a terminal

@@ -53,6 +53,8 @@ func TestConfigureErrors(t *testing.T) {
 		{name: "bad alert colour", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"alertColors": {"warning": ""}}`}, want: "alertColors.warning must be a lower-case #rrggbb"},
 		{name: "unknown alert kind", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"alertColors": {"danger": "#000000"}}`}, want: `unknown field "danger"`},
 		{name: "unknown palette class", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"codePalette": {"operator": "#000000"}}`}, want: `unknown field "operator"`},
+		{name: "design the API cannot ask for", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"corporate.json": `{}`}, want: "corporate.json: the API's themes are basic and modern"},
+		{name: "bad design without its css", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"modern.json": `{"alertColor": {}}`}, want: `unknown field "alertColor"`},
 		{name: "bad base", raw: `{"themesDir": "{dir}"}`, files: map[string]string{"basic.css": "", "basic.json": `{"base": "fancy"}`}, want: `base must be "modern" or "basic"`},
 	}
 	for _, tt := range tests {
@@ -134,6 +136,34 @@ func TestThemesDir(t *testing.T) {
 	}
 	if again, _ := s.Tokens("basic", a4(t)); again != basic {
 		t.Fatalf("basic after reconfiguring = %+v", again)
+	}
+}
+
+// TestThemesDirDesignAlone: a design without a stylesheet restyles the
+// built-in one, which reads the tokens; it was skipped without a word.
+func TestThemesDirDesignAlone(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"modern.json": `{"alertColors": {"warning": "#b35900"}}`})
+	builtin := New(nil)
+	if err := configure(t, builtin, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	s := New(nil)
+	if err := configure(t, s, `{"themesDir": "`+dir+`"}`); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Tokens("modern", a4(t))
+	want, _ := builtin.Tokens("modern", a4(t))
+	want.AlertColors.Warning = "#b35900"
+	if got != want {
+		t.Errorf("modern.json alone: tokens %+v, want modern's with the warning recoloured", got)
+	}
+	doc := style(t, s, &stage.StyleRequest{Theme: "modern", Page: a4(t)})
+	plain := style(t, builtin, &stage.StyleRequest{Theme: "modern", Page: a4(t)})
+	if !strings.Contains(doc, ".markdown-alert-warning { --md-alert: #b35900; }") {
+		t.Error("modern.json's alert colour is not in the CSS")
+	}
+	if strings.Replace(doc, "#b35900", "#9a6700", 1) != plain {
+		t.Error("modern.json alone changed more than its colour: the built-in stylesheet should stay")
 	}
 }
 

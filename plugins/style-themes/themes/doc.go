@@ -24,11 +24,13 @@
 //
 //	{"themesDir": "/etc/mdpress/themes"}
 //
-// themesDir holds operator themes: <name>.css, and optionally <name>.json
-// with the design. The API's theme field takes "basic" and "modern" only
+// themesDir holds operator themes: <name>.css, <name>.json with the
+// design, or both. The API's theme field takes "basic" and "modern" only
 // (the public contract), so an operator theme is named after the built-in
-// one it replaces: its stylesheet, and its design when the JSON is there.
-// Any other name is a config error, as no request could ask for it. The
+// one it replaces: its stylesheet when the CSS is there, its design when
+// the JSON is there; a JSON alone restyles the built-in stylesheet, which
+// reads every token. Any other name is a config error, as no request
+// could ask for it. The
 // JSON starts from a built-in design, "base" (the replaced theme's unless
 // said otherwise), and overrides what it names:
 //

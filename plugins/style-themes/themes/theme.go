@@ -68,26 +68,37 @@ func loadDir(dir string, base map[string]*theme) (map[string]*theme, error) {
 	}
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".css")
+		if !ok {
+			// A design alone restyles the built-in stylesheet, which
+			// reads every token: an operator who only recolours the
+			// alerts writes no CSS, and a JSON skipped without a word
+			// left the old colours with nothing to say why.
+			name, ok = strings.CutSuffix(e.Name(), ".json")
+		}
 		if !ok || e.IsDir() {
 			continue
 		}
 		if !themeName.MatchString(name) {
 			return nil, fmt.Errorf("%s: a theme name is lower-case letters, digits, - and _", e.Name())
 		}
-		if _, ok := base[name]; !ok {
+		builtin, ok := base[name]
+		if !ok {
 			// The API takes the contract's themes only: a theme of
 			// another name could never be asked for.
 			return nil, fmt.Errorf("%s: the API's themes are %s; name the file after the theme it replaces", e.Name(), strings.Join(slices.Sorted(maps.Keys(base)), " and "))
 		}
-		css, err := readCSS(filepath.Join(dir, e.Name()))
-		if err != nil {
+		if _, done := themes[name]; done && themes[name] != builtin {
+			continue // the .css and the .json of one theme
+		}
+		css := builtin.css
+		if _, err := os.Stat(filepath.Join(dir, name+".css")); err == nil {
+			if css, err = readCSS(filepath.Join(dir, name+".css")); err != nil {
+				return nil, err
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		d := modernDesign
-		if builtin, ok := base[name]; ok {
-			d = builtin.design
-		}
-		d, err = readDesign(filepath.Join(dir, name+".json"), d)
+		d, err := readDesign(filepath.Join(dir, name+".json"), builtin.design)
 		if err != nil {
 			return nil, err
 		}
