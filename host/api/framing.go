@@ -143,6 +143,14 @@ func (f *framer) endLine() {
 	s, whole := f.line.text()
 	switch f.state {
 	case frameRequestLine:
+		if s == "" {
+			// net/http skips the CR LF an old client sends after a POST's
+			// body (RFC 9112 §2.2), and answers an empty request line
+			// itself otherwise: no request either way. Taken for the
+			// request line, it made the next line a malformed header, and
+			// a well-framed request was refused.
+			return
+		}
 		method, target, _ := strings.Cut(s, " ")
 		target, _, _ = strings.Cut(target, " ")
 		// net/http answers "OPTIONS *" itself: the handler never sees it.

@@ -23,6 +23,7 @@ func TestFramer(t *testing.T) {
 		{"chunked with extension and trailer", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n0\r\nX-T: 1\r\n\r\n" + get, 2, 0},
 		{"chunk data holding CRLFs", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n\r\n\r\n\r\n0\r\n\r\n" + get, 2, 0},
 		{"bare LF headers", "GET / HTTP/1.1\nHost: x\n\n" + get, 2, 0},
+		{"CR LF after a POST's body", "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\nab\r\n" + get, 2, 0},
 		{"long lines", long + get, 2, 0},
 		{"both lengths", get + "POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + get, 2, 2},
 		{"folded header, space before the colon", "POST / HTTP/1.1\r\nX: a\r\n b\r\ncontent-LENGTH : 3\r\ntransfer-encoding: chunked\r\n\r\n", 0, 1},
