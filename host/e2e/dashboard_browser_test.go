@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +150,34 @@ func TestDashboardBrowserPreviewPresigned(t *testing.T) {
 	time.Sleep(time.Second)
 	if v := js[string](t, ctx, `violations.join("; ")`); v != "" {
 		t.Fatalf("the preview was blocked: %s", v)
+	}
+}
+
+// TestDashboardBrowserLang: the playground's language field reaches the
+// request, so the PDF it makes claims that language; left blank, it sends
+// none (an empty lang is a 400) and the PDF claims none.
+func TestDashboardBrowserLang(t *testing.T) {
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	h := startHost(t, fpdf())
+	_, key := h.account("pro", -1)
+	ctx := browser(t)
+	do(t, ctx, chromedp.Navigate(h.URL+"/"), chromedp.SetValue(chromedp.ID("key"), key), chromedp.SetValue(chromedp.ID("output"), "url"))
+	for _, tt := range []struct{ typed, want string }{{" pt_br ", "pt-BR"}, {"", ""}} {
+		do(t, ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById("lang").value = %q; document.getElementById("status").textContent = ""`, tt.typed)),
+			chromedp.Click("#play button[type=submit]"))
+		waitFor(t, ctx, `document.getElementById("status").textContent.startsWith("done") || !document.getElementById("play-err").hidden`)
+		if msg := js[string](t, ctx, `document.getElementById("play-err").hidden ? "" : document.getElementById("play-err").textContent`); msg != "" {
+			t.Fatalf("language %q: %s", tt.typed, msg)
+		}
+		resp, pdf := rawGet(t, h, strings.TrimPrefix(js[string](t, ctx, `document.getElementById("play-link").href`), h.URL))
+		if resp.StatusCode != 200 {
+			t.Fatalf("hosted PDF: %d", resp.StatusCode)
+		}
+		got, _ := pdfCatalog(t, pdf)["/Lang"].(string)
+		if got = strings.TrimPrefix(got, "u:"); got != tt.want {
+			t.Errorf("language typed %q: /Lang %q, want %q", tt.typed, got, tt.want)
+		}
 	}
 }

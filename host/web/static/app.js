@@ -71,6 +71,9 @@ $("play").addEventListener("submit", async (ev) => {
 async function render() {
   const req = { markdown: $("markdown").value, theme: $("theme").value, pageSize: $("pageSize").value,
     pageNumeration: $("pageNumeration").value, output: $("output").value };
+  // Optional: an empty lang is a 400, so a blank field sends none.
+  const lang = $("lang").value.trim();
+  if (lang) req.lang = lang;
   const t0 = performance.now();
   const r = await fetch("/v1/pdf/markdown", { method: "POST",
     headers: { "Authorization": "Bearer " + $("key").value, "Content-Type": "application/json" },
