@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -272,5 +273,38 @@ func TestMathLongInlineBreaks(t *testing.T) {
 	}
 	if n := strings.Count(pdfcheck.Text(t, pdf), "a_{60}"); n != 1 {
 		t.Errorf("the TeX extracted %d times", n)
+	}
+}
+
+// TestMathFunctionSpace: Chromium sets a function's name a thin space
+// (3mu, a sixth of an em) from the letter after it, as TeX does and
+// render-fpdf lays it out (its layout tests), and none from a
+// parenthesis. Chromium ignores the lspace the converter puts on the
+// name's <mi>: it printed "sinx", "logn", "argmaxf", one word each.
+func TestMathFunctionSpace(t *testing.T) {
+	pdfcheck.Require(t)
+	if !chromiumAvailable() {
+		t.Skip("chromium not installed")
+	}
+	md := "Aa $\\sin x$ bb $\\log n$ cc $\\max_z h$ dd $\\operatorname{argmax} f$ ee $\\sin(x)$ ff\n"
+	pdf, _ := renderThemed(t, md, "chrome", "basic")
+	words := pdfcheck.Words(t, pdf)
+	for _, c := range []struct{ name, arg string }{{"sin", "𝑥"}, {"log", "𝑛"}, {"max", "ℎ"}, {"argmax", "𝑓"}} {
+		i := slices.IndexFunc(words, func(w pdfcheck.Word) bool { return strings.HasPrefix(w.Text, c.name) })
+		if i < 0 || i+1 == len(words) {
+			t.Fatalf("no %q in %v", c.name, words)
+		}
+		name, arg := words[i], words[i+1]
+		if name.Text != c.name || arg.Text != c.arg {
+			t.Errorf("%q then %q, want %q then %q, spaced", name.Text, arg.Text, c.name, c.arg)
+			continue
+		}
+		em := name.YMax - name.YMin
+		if gap := (arg.XMin - name.XMax) / em; gap < 0.12 || gap > 0.22 {
+			t.Errorf("%s %s: %.3f em apart, want a sixth", c.name, c.arg, gap)
+		}
+	}
+	if !slices.ContainsFunc(words, func(w pdfcheck.Word) bool { return w.Text == "sin(𝑥)" }) {
+		t.Errorf("no sin(𝑥) in one piece: %v", words)
 	}
 }

@@ -98,6 +98,9 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 			return "", "", false
 		}
 	}
+	if spaced, ok := spaceFunctions(out); ok {
+		out = spaced
+	}
 	out, tree, ok = cleanMathML(out)
 	if ok && !display {
 		out = breakInline(out)

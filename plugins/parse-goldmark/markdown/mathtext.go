@@ -93,6 +93,16 @@ func writeMath(b *strings.Builder, n *xhtml.Node) {
 		}
 	case "mspace":
 		b.WriteByte(' ')
+	case "mo":
+		// The function application operator the parser writes after a
+		// function's name (spaceFunctions) is the space in "sin x".
+		if strings.TrimSpace(textOf(n)) == "\u2061" {
+			b.WriteByte(' ')
+			break
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			writeMath(b, c)
+		}
 	case "msup":
 		b.WriteString(arg(0) + "^" + arg(1))
 	case "msub":
@@ -212,6 +222,16 @@ func isNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+func textOf(n *xhtml.Node) string {
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == xhtml.TextNode {
+			b.WriteString(c.Data)
+		}
+	}
+	return b.String()
 }
 
 func elementChildren(n *xhtml.Node) []*xhtml.Node {

@@ -17,7 +17,7 @@ func TestTeXCompat(t *testing.T) {
 		want []string // in the tree's MathML; none: printed as source
 		not  []string
 	}{
-		{`\operatorname{argmax}_x f`, []string{`<msub><mi lspace="0.11111em" mathvariant="normal">argmax</mi><mi>x</mi></msub><mi>f</mi>`}, nil},
+		{`\operatorname{argmax}_x f`, []string{`<msub><mi lspace="0.11111em" mathvariant="normal">argmax</mi><mi>x</mi></msub><mo lspace="0" rspace="0.1667em">` + "\u2061" + `</mo><mi>f</mi>`}, nil},
 		{`\operatorname*{arg\,min}_x f`, []string{`<munder><mi lspace="0.11111em" mathvariant="normal" movablelimits="true">arg` + "\u2009" + `min</mi><mi>x</mi></munder>`}, nil},
 		{`\operatorname{sgn}(x)`, []string{`>sgn</mi><mo form="prefix"`}, nil},
 		{`\operatorname{d} x`, []string{`<mi lspace="0.11111em" mathvariant="normal">d</mi>`}, nil},

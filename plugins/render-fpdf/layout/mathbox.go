@@ -340,6 +340,24 @@ func opClassOf(n *mnode) opClass {
 	return opOrd
 }
 
+// funcApply reports whether n is the function application operator
+// (U+2061), which the parser writes after a function's name for
+// Chromium, which spaces it by its rspace.
+func funcApply(n *mnode) bool {
+	return n.tag == "mo" && strings.TrimSpace(n.text) == "\u2061"
+}
+
+// leadsWithMo reports whether n is an operator or begins with one.
+func leadsWithMo(n *mnode) bool {
+	switch n.tag {
+	case "mo":
+		return true
+	case "mrow", "mstyle", "mpadded", "msub", "msup", "msubsup", "munder", "mover", "munderover":
+		return len(n.kids) > 0 && leadsWithMo(n.kids[0])
+	}
+	return false
+}
+
 // stretchy reports whether n is a fence that grows with what it encloses.
 func stretchy(n *mnode) bool {
 	if n.tag != "mo" || n.attr("stretchy") == "false" {
@@ -386,6 +404,13 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 	prev := opOpen
 	em := c.size / 18
 	for i, b := range boxes {
+		if funcApply(kids[i]) {
+			// The parser's mark of where a function's space goes, which
+			// the rule below puts there: it takes no space of its own.
+			out.place(b, x, 0)
+			x += b.w
+			continue
+		}
 		cls := rowClass(kids, i, prev)
 		space := 0.0
 		if c.level == 0 {
@@ -396,7 +421,10 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 				space = 5 * em
 			}
 		}
-		if i > 0 && (prev == opLargeOp || prev == opFunc) && (cls == opOrd || cls == opFunc) {
+		// After a function's name, none before an operator or what an
+		// operator begins (\sin\left(x\right), as \sin(x)), as Chromium
+		// lays out the MathML the parser writes.
+		if i > 0 && (prev == opLargeOp || prev == opFunc && !leadsWithMo(kids[i])) && (cls == opOrd || cls == opFunc) {
 			x += 3 * em
 		}
 		// Nothing to space from before the first; none either where the
