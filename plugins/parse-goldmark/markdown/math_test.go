@@ -341,3 +341,23 @@ func TestMathFunctionSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestMathCellAlign: a table cell's alignment reaches Chromium as the
+// -webkit- value, which aligns the block its content is laid out as;
+// text-align right and center did not move it: aligned's left column and
+// gather's rows stood flush left.
+func TestMathCellAlign(t *testing.T) {
+	for _, c := range []struct{ tex, want string }{
+		{`\begin{aligned} a &= b \\ b+c &= d \end{aligned}`, "text-align:-webkit-right"},
+		{`\begin{gather} a \\ b+c \end{gather}`, "text-align:-webkit-center"},
+		{`\begin{pmatrix} 1 & 100 \end{pmatrix}`, "text-align:-webkit-center"},
+	} {
+		html, _, ok := toMathML([]byte(c.tex), true, newMathBudget(time.Now()))
+		if !ok {
+			t.Fatalf("%s: not converted", c.tex)
+		}
+		if !strings.Contains(html, c.want) || regexp.MustCompile(`text-align:\s*(left|right|center)`).MatchString(html) {
+			t.Errorf("%s: want %s, no plain text-align, in\n%s", c.tex, c.want, html)
+		}
+	}
+}
