@@ -10,17 +10,23 @@ import (
 )
 
 // TeX puts a thin space (3mu) between a function's name and an ordinary
-// atom after it: \sin x reads "sin x", \sin(x) "sin(x)". The converter
-// marks the name with lspace on its <mi>, which MathML Core (Chromium)
-// ignores: Chromium printed "sinx", "argmaxf". MathML Core spaces only
-// operators by their lspace and rspace, so spaceFunctions writes the
-// function application operator (U+2061, invisible) after the name with
-// the thin space as its rspace. render-fpdf spaces function names itself
-// by the same rule (layout/mathbox.go) and lays the operator out as
-// nothing, so the space is not doubled there.
+// atom after it: \sin x reads "sin x", \sin(x) "sin(x)"; and one before
+// the name after an ordinary atom: 2\sin x. The converter marks the name
+// with lspace on its <mi>, which MathML Core (Chromium) ignores: Chromium
+// printed "sinx", "argmaxf", "2sin". MathML Core spaces only operators by
+// their lspace and rspace, so spaceFunctions writes the function
+// application operator (U+2061, invisible) after the name with the thin
+// space as its rspace, and a thin <mspace> before it. render-fpdf spaces
+// after function names itself by the same rule (layout/mathbox.go) and
+// lays the operator out as nothing, so that space is not doubled there;
+// the space before is the <mspace>, for it as for Chromium.
 
 // funcApply is the operator spaceFunctions writes after a function name.
 const funcApply = `<mo lspace="0" rspace="0.1667em">&#x2061;</mo>`
+
+// funcBefore is the thin space TeX puts before a function's name after
+// an ordinary atom or a closing delimiter: 2\sin x, (a+b)\sin x.
+const funcBefore = `<mspace width="0.1667em"/>`
 
 // mlNode is an element of the converter's MathML, or a text between
 // elements (tag empty), held with its tokens as written so that the
@@ -87,8 +93,13 @@ func (n *mlNode) write(b *strings.Builder) {
 	b.WriteString(n.start)
 	var prev *mlNode // the previous element of the row
 	for _, k := range n.kids {
-		if k.tag != "" && rowElements[n.tag] && prev != nil && prev.isFunc() && !k.leadsWithMo() {
-			b.WriteString(funcApply)
+		if k.tag != "" && rowElements[n.tag] && prev != nil {
+			switch {
+			case prev.isFunc() && !k.leadsWithMo():
+				b.WriteString(funcApply)
+			case k.isFunc() && !prev.isFunc() && (prev.tag != "mo" || prev.closes()):
+				b.WriteString(funcBefore)
+			}
 		}
 		k.write(b)
 		if k.tag != "" {
@@ -132,6 +143,20 @@ func (n *mlNode) isFunc() bool {
 			}
 		}
 		return elems == 1 && f.isFunc()
+	}
+	return false
+}
+
+// closes reports whether the operator n is a closing delimiter, which
+// TeX spaces from a function's name after it as it spaces a letter.
+func (n *mlNode) closes() bool {
+	if strings.Contains(n.start, `form="postfix"`) {
+		return true
+	}
+	for _, k := range n.kids {
+		if k.tag == "" && strings.ContainsAny(xhtml.UnescapeString(k.start), ")]}⟩⌋⌉") {
+			return true
+		}
 	}
 	return false
 }

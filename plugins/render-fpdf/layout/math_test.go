@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -392,5 +393,27 @@ func TestMathFunctionSpace(t *testing.T) {
 		if d := gap(c.body, c.after); math.Abs(d-c.want) > 0.02 {
 			t.Errorf("%s: %s %.3f em after sin, want %.3f", c.body, c.after, d, c.want)
 		}
+	}
+	// Before the name, the parser's <mspace> alone: the converter's
+	// lspace on the <mi> is not added to it (2\sin x), nor taken first
+	// in a row or after a relation.
+	for _, c := range []struct {
+		body, before string
+		want         float64
+	}{
+		{`<mn>2</mn><mspace width="0.1667em"/><mi lspace="0.11111em">sin</mi><mo lspace="0" rspace="0.1667em">&#x2061;</mo><mi>x</mi>`, "2", 1.0 / 6},
+		{`<mi>y</mi><mo>=</mo><mi lspace="0.11111em">sin</mi><mo lspace="0" rspace="0.1667em">&#x2061;</mo><mi>x</mi>`, "=", 5.0 / 18},
+	} {
+		g, _, _ := mathDoc(t, c.body)
+		b, sin := g[c.before], g["sin"]
+		r, _ := utf8.DecodeRuneInString(c.before)
+		adv := float64(set.Face(b.Face).Width(r)) * b.Size / 1000
+		if d := (sin.X - (b.X + adv)) / sin.Size; math.Abs(d-c.want) > 0.02 {
+			t.Errorf("%s: sin %.3f em after %s, want %.3f", c.body, d, c.before, c.want)
+		}
+	}
+	g, _, begin := mathDoc(t, `<mi lspace="0.11111em">sin</mi><mi>x</mi>`)
+	if d := g["sin"].X - begin.X; math.Abs(d) > 0.01 {
+		t.Errorf("sin first in its formula %.2f pt from its start", d)
 	}
 }

@@ -214,8 +214,11 @@ func (m *mathLayout) token(n *mnode, c mctx) (*mbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := mathLength(n.attr("lspace"), c.size); ok && l > 0 && c.level == 0 {
-		// Function names (sin, lim) carry the space TeX puts before them.
+	// The converter's lspace on a function's name (sin, lim) is not read:
+	// the parser writes the space TeX puts before one as an <mspace>,
+	// where TeX puts it (not first in a row, nor after an operator), as
+	// Chromium, which ignores lspace on <mi>, draws it.
+	if l, ok := mathLength(n.attr("lspace"), c.size); ok && l > 0 && c.level == 0 && n.tag != "mi" {
 		return shift(b, l), nil
 	}
 	return b, nil
