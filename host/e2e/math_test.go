@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -272,5 +273,43 @@ func TestMathLongInlineBreaks(t *testing.T) {
 	}
 	if n := strings.Count(pdfcheck.Text(t, pdf), "a_{60}"); n != 1 {
 		t.Errorf("the TeX extracted %d times", n)
+	}
+}
+
+// TestMathFunctionSpace: Chromium sets a function's name a thin space
+// (3mu, a sixth of an em) from the letter after it and from a number
+// before it, as TeX does and render-fpdf lays it out (its layout tests),
+// and none from a parenthesis. Chromium ignores the lspace the converter
+// puts on the name's <mi>: it printed "sinx", "logn", "argmaxf", "2sin",
+// one word each.
+func TestMathFunctionSpace(t *testing.T) {
+	pdfcheck.Require(t)
+	if !chromiumAvailable() {
+		t.Skip("chromium not installed")
+	}
+	md := "Aa $\\sin x$ bb $\\log n$ cc $\\max_z h$ dd $\\operatorname{argmax} f$ ee $\\sin(x)$ ff $2\\cos y$ gg\n"
+	pdf, _ := renderThemed(t, md, "chrome", "basic")
+	words := pdfcheck.Words(t, pdf)
+	for _, c := range [][2]string{{"sin", "𝑥"}, {"log", "𝑛"}, {"max", "ℎ"}, {"argmax", "𝑓"}, {"2", "cos"}} {
+		i := 0
+		for i < len(words)-1 && !(strings.HasPrefix(words[i].Text, c[0]) && strings.HasSuffix(words[i+1].Text, c[1])) {
+			i++
+		}
+		if i == len(words)-1 {
+			t.Errorf("no %q then %q in %.500v", c[0], c[1], words)
+			continue
+		}
+		l, r := words[i], words[i+1]
+		if l.Text != c[0] || r.Text != c[1] {
+			t.Errorf("%q then %q, want %q then %q, spaced", l.Text, r.Text, c[0], c[1])
+			continue
+		}
+		em := l.YMax - l.YMin
+		if gap := (r.XMin - l.XMax) / em; gap < 0.12 || gap > 0.22 {
+			t.Errorf("%s %s: %.3f em apart, want a sixth", c[0], c[1], gap)
+		}
+	}
+	if !slices.ContainsFunc(words, func(w pdfcheck.Word) bool { return w.Text == "sin(𝑥)" }) {
+		t.Errorf("no sin(𝑥) in one piece: %v", words)
 	}
 }

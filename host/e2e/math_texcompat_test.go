@@ -111,3 +111,68 @@ func TestMathTeXCompat(t *testing.T) {
 		})
 	}
 }
+
+// TestMathGather: gather's rows are centred one under another, in
+// display style, on both backends, and aligned's left column stands
+// flush right on Chromium. gather printed as its source on both (the
+// converter ran its rows together with the \\ printed), and Chromium set
+// every table cell flush left, whatever its alignment: aligned's "a"
+// stood left of its column, away from its "=".
+func TestMathGather(t *testing.T) {
+	pdfcheck.Require(t)
+	md := "Above\n\n$$\n\\begin{gather}\nm=\\frac{1}{2} \\\\\nb+c+e+f+g+h=d\n\\end{gather}\n$$\n\nMiddle\n\n" +
+		"$$\n\\begin{aligned}\nq&=r \\\\\nb+c+e+f+g+h&=d\n\\end{aligned}\n$$\n\nBelow\n"
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			pdf, _ := renderThemed(t, md, backend, "basic")
+			if backend == "fpdf" {
+				// Copied as its TeX: what tells laid out from printed as
+				// source is the face.
+				if fonts := fontsOf(t, pdf); strings.Contains(fonts, "Mono") {
+					t.Errorf("a formula is printed as source: %s", fonts)
+				}
+				return
+			}
+			words := pdfcheck.Words(t, pdf)
+			// pdftotext joins a row's characters into words: "𝑚=" then
+			// the fraction's "1" over "2"; "𝑏+𝑐+𝑒+𝑓+𝑔+ℎ=𝑑", "𝑞=𝑟".
+			at := func(text string, n int) pdfcheck.Word {
+				t.Helper()
+				for _, w := range words {
+					if w.Text == text {
+						if n--; n < 0 {
+							return w
+						}
+					}
+				}
+				t.Fatalf("no %q in %v", text, words)
+				return pdfcheck.Word{}
+			}
+			var q, long pdfcheck.Word
+			for _, w := range words {
+				if strings.HasPrefix(w.Text, "𝑞") && q.Text == "" {
+					q = w
+				}
+				if w.Text == "𝑏+𝑐+𝑒+𝑓+𝑔+ℎ=𝑑" {
+					long = w // aligned's, the last
+				}
+			}
+			if d := q.XMax - long.XMax; d < -3 || d > 3 || q.XMin < long.XMin+50 {
+				t.Errorf("aligned's q is not flush right against its =: %v over %v", q, long)
+			}
+			text := pdfcheck.Text(t, pdf)
+			if strings.Contains(text, "gather") || strings.Contains(text, `\`) {
+				t.Fatalf("printed as source:\n%s", text)
+			}
+			m, one, long := at("𝑚=", 0), at("1", 0), at("𝑏+𝑐+𝑒+𝑓+𝑔+ℎ=𝑑", 0)
+			if d := (m.XMin+one.XMax)/2 - (long.XMin+long.XMax)/2; d < -2 || d > 2 {
+				t.Errorf("gather's rows are not centred: %.1f pt apart (%v %v, %v)", d, m, one, long)
+			}
+			// The fraction in display style: its numerator as tall as the
+			// row's letters, not a script's.
+			if h := one.YMax - one.YMin; h < 0.9*(long.YMax-long.YMin) {
+				t.Errorf("gather's fraction is in text style: numerator %.1f pt tall, the row %.1f", h, long.YMax-long.YMin)
+			}
+		})
+	}
+}

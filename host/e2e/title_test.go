@@ -203,14 +203,16 @@ func TestOutlineMatchesHeadings(t *testing.T) {
 // bookmarks in one plain form on every backend, math typed on one line.
 // The title and render-fpdf's bookmarks had its TeX source
 // ("e^{i\pi}+1=0"), Chromium's bookmarks its characters run together
-// ("𝑒𝑖𝜋+1=0", read as e times i times pi, and "∑𝑘=1𝑛𝑘=𝑛(𝑛+1)2").
+// ("𝑒𝑖𝜋+1=0", read as e times i times pi, and "∑𝑘=1𝑛𝑘=𝑛(𝑛+1)2"); the
+// plain form then spaced a letter from a term with scripts ("E=m c^2").
 func TestOutlineMath(t *testing.T) {
 	pdfcheck.Require(t)
 	if _, err := exec.LookPath("qpdf"); err != nil {
 		t.Skip("qpdf not installed")
 	}
-	md := "# Euler $e^{i\\pi}+1=0$\n\nText $x^2$.\n\n## Sum $\\sum_{k=1}^n k = \\frac{n(n+1)}{2}$ and $x_1$\n\nMore.\n"
-	want := []string{"Euler e^(iπ)+1=0", "  Sum ∑_(k=1)^n k=(n(n+1))/2 and x_1"}
+	md := "# Euler $e^{i\\pi}+1=0$\n\nText $x^2$.\n\n## Sum $\\sum_{k=1}^n k = \\frac{n(n+1)}{2}$ and $x_1$\n\nMore.\n\n" +
+		"## Energy $E=mc^2$, $\\sin x$\n\nEnd.\n"
+	want := []string{"Euler e^(iπ)+1=0", "  Sum ∑_(k=1)^n k=(n(n+1))/2 and x_1", "  Energy E=mc^2, sin x"}
 	for _, backend := range backends(t) {
 		t.Run(backend, func(t *testing.T) {
 			pdf, path := renderThemed(t, md, backend, "modern")
@@ -219,6 +221,10 @@ func TestOutlineMath(t *testing.T) {
 			}
 			if got := outlineTitles(t, path); !slices.Equal(got, want) {
 				t.Errorf("outline %q, want %q", got, want)
+			}
+			pdf, _ = renderThemed(t, "# $E=mc^2$\n\nText.\n", backend, "modern")
+			if got := pdfcheck.Read(t, pdf).Title; got != "E=mc^2" {
+				t.Errorf("Title %q, want %q", got, "E=mc^2")
 			}
 		})
 	}

@@ -314,3 +314,67 @@ func TestMathInlineBreaks(t *testing.T) {
 		t.Errorf("%d <math> elements in %s", n, resp.Document.HTML)
 	}
 }
+
+// TestMathFunctionSpace: a function's name is followed by the function
+// application operator, spaced a thin space by its rspace, before an
+// ordinary atom (a letter, a number, another function), in the HTML
+// Chromium lays out and in the tree alike; not before a delimiter, an
+// operator or what an operator begins, nor between a name and its
+// scripts. A thin <mspace> comes before a name after an ordinary atom
+// or a closing delimiter. The converter's lspace on the <mi>, which
+// Chromium ignores, was all it had: Chromium printed "sinx", "2sin".
+func TestMathFunctionSpace(t *testing.T) {
+	const fa = `<mo lspace="0" rspace="0.1667em">` + "\u2061" + `</mo>`
+	const sp = `<mspace width="0.1667em"/>`
+	for _, c := range []struct{ tex, want string }{
+		{`\sin x`, `<mrow><mi lspace="0.11111em">sin</mi>` + fa + `<mi>x</mi></mrow>`},
+		{`\log 2n`, `<mrow><mi lspace="0.11111em">log</mi>` + fa + `<mn>2</mn><mi>n</mi></mrow>`},
+		{`\max_z h`, `<mrow><mrow><munder><mi lspace="0.11111em" movablelimits="true">max</mi><mi>z</mi></munder></mrow>` + fa + `<mi>h</mi></mrow>`},
+		{`\operatorname{argmax} f`, `<mrow><mi lspace="0.11111em" mathvariant="normal">argmax</mi>` + fa + `<mi>f</mi></mrow>`},
+		{`\sin^2 x`, `<mrow><msup><mi lspace="0.11111em">sin</mi><mn>2</mn></msup>` + fa + `<mi>x</mi></mrow>`},
+		{`\sin\cos x`, `<mrow><mi lspace="0.11111em">sin</mi>` + fa + `<mi lspace="0.11111em">cos</mi>` + fa + `<mi>x</mi></mrow>`},
+		{`e^{\sin x}`, `<mrow><msup><mi>e</mi><mrow><mi lspace="0.11111em">sin</mi>` + fa + `<mi>x</mi></mrow></msup></mrow>`},
+		{`\sin(x)`, `<mrow><mi lspace="0.11111em">sin</mi><mo form="prefix" stretchy="false">(</mo><mi>x</mi><mo form="postfix" stretchy="false">)</mo></mrow>`},
+		{`\sin\left(x\right)`, `<mrow><mi lspace="0.11111em">sin</mi><mrow><mo fence="true" form="prefix" stretchy="true">(</mo><mi>x</mi><mo fence="true" form="postfix" stretchy="true">)</mo></mrow></mrow>`},
+		{`\sin -x`, `<mrow><mi lspace="0.11111em">sin</mi><mo>−</mo><mi>x</mi></mrow>`},
+		{`a\sin`, `<mrow><mi>a</mi>` + sp + `<mi lspace="0.11111em">sin</mi></mrow>`},
+		// Before a name: after an ordinary atom or a closing delimiter,
+		// not after an operator or another name.
+		{`2\sin^2 x`, `<mrow><mn>2</mn>` + sp + `<msup><mi lspace="0.11111em">sin</mi><mn>2</mn></msup>` + fa + `<mi>x</mi></mrow>`},
+		{`(a)\log n`, `<mo form="postfix" stretchy="false">)</mo>` + sp + `<mi lspace="0.11111em">log</mi>` + fa},
+		{`y=\sin x`, `<mrow><mi>y</mi><mo>=</mo><mi lspace="0.11111em">sin</mi>` + fa + `<mi>x</mi></mrow>`},
+		{`(\sin x)`, `<mrow><mo form="prefix" stretchy="false">(</mo><mi lspace="0.11111em">sin</mi>` + fa + `<mi>x</mi><mo form="postfix" stretchy="false">)</mo></mrow>`},
+	} {
+		html, tree, ok := toMathML([]byte(c.tex), true, newMathBudget(time.Now()))
+		if !ok {
+			t.Errorf("%s: not converted", c.tex)
+			continue
+		}
+		if want := `<math display="block">` + c.want + `</math>`; !strings.Contains(tree, c.want) || strings.HasPrefix(c.want, "<mrow>") && tree != want {
+			t.Errorf("%s: tree\n%s\nwant\n%s", c.tex, tree, want)
+		}
+		if !strings.Contains(html, c.want) {
+			t.Errorf("%s: HTML\n%s\nwant it to hold\n%s", c.tex, html, c.want)
+		}
+	}
+}
+
+// TestMathCellAlign: a table cell's alignment reaches Chromium as the
+// -webkit- value, which aligns the block its content is laid out as;
+// text-align right and center did not move it: aligned's left column and
+// gather's rows stood flush left.
+func TestMathCellAlign(t *testing.T) {
+	for _, c := range []struct{ tex, want string }{
+		{`\begin{aligned} a &= b \\ b+c &= d \end{aligned}`, "text-align:-webkit-right"},
+		{`\begin{gather} a \\ b+c \end{gather}`, "text-align:-webkit-center"},
+		{`\begin{pmatrix} 1 & 100 \end{pmatrix}`, "text-align:-webkit-center"},
+	} {
+		html, _, ok := toMathML([]byte(c.tex), true, newMathBudget(time.Now()))
+		if !ok {
+			t.Fatalf("%s: not converted", c.tex)
+		}
+		if !strings.Contains(html, c.want) || regexp.MustCompile(`text-align:\s*(left|right|center)`).MatchString(html) {
+			t.Errorf("%s: want %s, no plain text-align, in\n%s", c.tex, c.want, html)
+		}
+	}
+}

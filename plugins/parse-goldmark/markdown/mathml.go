@@ -98,6 +98,9 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 			return "", "", false
 		}
 	}
+	if spaced, ok := spaceFunctions(out); ok {
+		out = spaced
+	}
 	out, tree, ok = cleanMathML(out)
 	if ok && !display {
 		out = breakInline(out)
@@ -147,6 +150,13 @@ func cleanMathML(s string) (html, tree string, ok bool) {
 				return "", "", false
 			}
 			slices.SortFunc(tok.Attr, func(a, b xhtml.Attribute) int { return strings.Compare(a.Key, b.Key) })
+			if tok.Data == "mtd" {
+				for i, a := range tok.Attr {
+					if a.Key == "style" {
+						tok.Attr[i].Val = cellAlign.ReplaceAllString(a.Val, "text-align:-webkit-$1")
+					}
+				}
+			}
 			b.WriteString(tok.String())
 			annotation := tok.Data == "annotation" || tok.Data == "annotation-xml"
 			if annotation && tt == xhtml.StartTagToken {
@@ -167,6 +177,13 @@ func cleanMathML(s string) (html, tree string, ok bool) {
 		}
 	}
 }
+
+// cellAlign matches the alignment the converter gives a table's cell.
+// Chromium lays a cell's content out as a block, which text-align right
+// or center does not move: the left column of aligned stood flush left,
+// gather's rows, a matrix's columns too. Its -webkit- values align
+// blocks.
+var cellAlign = regexp.MustCompile(`text-align:\s*(left|right|center)\b`)
 
 // mathMLElements are MathML's presentation elements (MathML Core and the
 // few of MathML 3 the converter writes). <merror> is not one of them: the

@@ -83,6 +83,9 @@ func writeMath(b *strings.Builder, n *xhtml.Node) {
 		}
 		var s strings.Builder
 		writeMath(&s, args[i])
+		if args[i].Data == "mi" {
+			return strings.TrimSpace(s.String()) // a name, sin^2: one piece
+		}
 		return group(strings.TrimSpace(s.String()))
 	}
 	switch n.Data {
@@ -93,6 +96,16 @@ func writeMath(b *strings.Builder, n *xhtml.Node) {
 		}
 	case "mspace":
 		b.WriteByte(' ')
+	case "mo":
+		// The function application operator the parser writes after a
+		// function's name (spaceFunctions) is the space in "sin x".
+		if strings.TrimSpace(textOf(n)) == "\u2061" {
+			b.WriteByte(' ')
+			break
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			writeMath(b, c)
+		}
 	case "msup":
 		b.WriteString(arg(0) + "^" + arg(1))
 	case "msub":
@@ -145,13 +158,15 @@ func writeMath(b *strings.Builder, n *xhtml.Node) {
 	default: // math, mrow, mstyle, mi, mn, mo, mtext, mtable...
 		// Operands side by side are a product or a function's argument:
 		// spaced where running together would misread ("sin x", "∑_(k=1)^n
-		// k"), not between single letters ("iπ", "dx").
+		// k"), not between single letters ("iπ", "dx"). A term with
+		// scripts is as long as its base: mc^2 reads as people type it,
+		// where "m c^2" read as two terms.
 		prev := ""
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			var s strings.Builder
 			writeMath(&s, c)
 			cur := s.String()
-			if operand(c) && prev != "" && (utf8.RuneCountInString(prev) > 1 || utf8.RuneCountInString(strings.TrimSpace(cur)) > 1) {
+			if operand(c) && prev != "" && (utf8.RuneCountInString(prev) > 1 || baseLen(c, cur) > 1) {
 				b.WriteByte(' ')
 			}
 			b.WriteString(cur)
@@ -161,6 +176,23 @@ func writeMath(b *strings.Builder, n *xhtml.Node) {
 			}
 		}
 	}
+}
+
+// baseLen is the length in characters of the term n, written as s: of
+// its base when it is a letter or number with scripts.
+func baseLen(n *xhtml.Node, s string) int {
+	if n.Type == xhtml.ElementNode {
+		switch n.Data {
+		case "msub", "msup", "msubsup", "munder", "mover", "munderover":
+			// An operator's scripts are its limits: ∫_0^1 stays apart.
+			if args := elementChildren(n); len(args) > 0 && args[0].Data != "mo" {
+				var b strings.Builder
+				writeMath(&b, args[0])
+				s = b.String()
+			}
+		}
+	}
+	return utf8.RuneCountInString(strings.TrimSpace(s))
 }
 
 // operand reports whether the MathML n is a term rather than an operator,
@@ -212,6 +244,16 @@ func isNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+func textOf(n *xhtml.Node) string {
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == xhtml.TextNode {
+			b.WriteString(c.Data)
+		}
+	}
+	return b.String()
 }
 
 func elementChildren(n *xhtml.Node) []*xhtml.Node {

@@ -24,6 +24,11 @@ func TestMathText(t *testing.T) {
 		{`\sin x \int_0^1 f(x)\,dx`, "sin x ∫_0^1 f(x) dx"},
 		{`\mathbb{R}^n \text{ if } a \le b`, "ℝ^n if a≤b"},
 		{`\begin{pmatrix}a&b\\c&d\end{pmatrix}`, "(a, b; c, d)"},
+		{`E=mc^2`, "E=mc^2"},
+		{`a \sin^2 x`, "a sin^2 x"},
+		{`\max_z h(z)`, "max_z h(z)"},
+		{`\sin(x)`, "sin(x)"},
+		{`x^2 y`, "x^2 y"},
 	} {
 		_, ml, ok := toMathML([]byte(tc.tex), false, newMathBudget(time.Now()))
 		if !ok {

@@ -81,15 +81,24 @@ var texArrows = map[string]string{
 }
 
 // texEnvs are the environments the converter lays out; split is written
-// as aligned, which is the same table. Another (gather, multline,
-// eqnarray) would come out as its cells run together with the \\ and &
-// printed, so the formula prints as its source.
+// as aligned, which is the same table. Another (multline, eqnarray)
+// would come out as its cells run together with the \\ and & printed,
+// so the formula prints as its source. gather, gather* and gathered,
+// which the converter reads so too, are rewritten as texGather says.
 var texEnvs = map[string]string{
 	"split": "aligned", "aligned": "", "align": "", "align*": "", "equation": "", "equation*": "",
 	"cases": "", "array": "", "subarray": "",
 	"matrix": "", "pmatrix": "", "bmatrix": "", "Bmatrix": "", "vmatrix": "", "Vmatrix": "",
 	"matrix*": "", "pmatrix*": "", "bmatrix*": "", "Bmatrix*": "", "vmatrix*": "", "Vmatrix*": "",
+	"gather": "", "gather*": "", "gathered": "",
 }
+
+// texGather are the environments of centred rows in display style. Each
+// is written as a one-column centred array, which fixMathML sets in
+// display style (an array's cells are in text style, where a fraction
+// is small): the converter's \displaystyle before a row took the
+// \begin{cases} after it apart.
+var texGather = map[string]bool{"gather": true, "gather*": true, "gathered": true}
 
 // texRefused are commands the converter reads as something else without
 // an <merror>: \hspace{1em} prints "1em".
@@ -116,19 +125,55 @@ func rewriteTeX(tex []byte) (out []byte, changed, ok bool) {
 	}
 	var b bytes.Buffer
 	b.Grow(len(tex) + len(tex)/4)
+	// envs are the environments open at i, each with the depth of braces
+	// it began at: a gather's own \\ and & are those at its depth with
+	// no other environment open inside it.
+	type env struct {
+		name  string
+		depth int
+	}
+	var envs []env
+	depth := 0
+	inGather := func() bool {
+		return len(envs) > 0 && texGather[envs[len(envs)-1].name] && envs[len(envs)-1].depth == depth
+	}
 	for i := 0; i < len(tex); {
+		switch tex[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		}
 		if s, ok := rep[i]; ok {
 			b.WriteString(s)
 			i++
 			continue
 		}
 		c := tex[i]
+		if c == '&' && inGather() {
+			return nil, false, false // an error in TeX: gather has one column
+		}
 		if c != '\\' {
 			b.WriteByte(c)
 			i++
 			continue
 		}
 		name, end := controlWord(tex, i)
+		if name == "" && i+1 < len(tex) && tex[i+1] == '\\' && inGather() {
+			// A row's end. The vertical space of \\[4pt] is dropped (the
+			// array would print it), and a \\ that ends the last row,
+			// which would add an empty one.
+			end = skipSpace(tex, i+2)
+			if end < len(tex) && tex[end] == '[' && match[end] >= 0 {
+				end = skipSpace(tex, match[end]+1)
+			}
+			if n, _ := controlWord(tex, end); n != "end" {
+				b.WriteString(`\\ `)
+			}
+			changed = true
+			i = end
+			continue
+		}
 		if name == "" {
 			// A control symbol (\{, \\, \,) is copied whole, so that its
 			// second byte is not read as a brace or a command.
@@ -157,9 +202,29 @@ func rewriteTeX(tex []byte) (out []byte, changed, ok bool) {
 			if o >= len(tex) || tex[o] != '{' || match[o] < 0 {
 				return nil, false, false
 			}
-			to, known := texEnvs[string(bytes.TrimSpace(tex[o+1:match[o]]))]
+			envName := string(bytes.TrimSpace(tex[o+1 : match[o]]))
+			to, known := texEnvs[envName]
 			if !known {
 				return nil, false, false
+			}
+			if name == "begin" {
+				envs = append(envs, env{envName, depth})
+			} else if len(envs) > 0 && envs[len(envs)-1].name == envName {
+				envs = envs[:len(envs)-1]
+			} else if texGather[envName] || len(envs) > 0 && texGather[envs[len(envs)-1].name] {
+				// Ended out of turn, which TeX refuses: the rows would not
+				// be the ones written.
+				return nil, false, false
+			}
+			if texGather[envName] {
+				if name == "begin" {
+					b.WriteString(`\class{mdpress-gather}{\begin{array}{c}`)
+				} else {
+					b.WriteString(`\end{array}}`)
+				}
+				changed = true
+				i = match[o] + 1
+				continue
 			}
 			if to != "" {
 				b.WriteString(`\` + name + `{` + to + `}`)
@@ -355,7 +420,8 @@ var cancelStyle = map[string]string{
 // fixMathML finishes in the converter's MathML s what rewriteTeX began:
 // an operator's name (mdpress-op, from \operatorname) becomes one <mi>,
 // as the converter writes \sin and \max; a box (mdpress-boxed) becomes
-// <menclose notation="box">; each <menclose> gets the style that draws it
+// <menclose notation="box">; gather's array (mdpress-gather) is set in
+// display style; each <menclose> gets the style that draws it
 // in Chromium; and the TeX annotation holds tex, what the author wrote.
 // It reports false when s is not what the converter writes. Its output
 // goes through cleanMathML like any of the converter's.
@@ -412,6 +478,11 @@ func fixMathML(s string, tex []byte) (string, bool) {
 				}
 				closers[depth] += "</menclose>"
 				tok.Attr = dropAttr(tok.Attr, "class")
+			case class == "mdpress-gather":
+				if tok.Data != "mtable" {
+					return "", false
+				}
+				tok.Attr = append(dropAttr(dropAttr(tok.Attr, "class"), "displaystyle"), xhtml.Attribute{Key: "displaystyle", Val: "true"})
 			case tok.Data == "menclose":
 				if st, ok := cancelStyle[attr(tok, "notation")]; ok {
 					tok.Attr = append(dropAttr(tok.Attr, "style"), xhtml.Attribute{Key: "style", Val: st})

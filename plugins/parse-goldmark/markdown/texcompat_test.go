@@ -17,7 +17,7 @@ func TestTeXCompat(t *testing.T) {
 		want []string // in the tree's MathML; none: printed as source
 		not  []string
 	}{
-		{`\operatorname{argmax}_x f`, []string{`<msub><mi lspace="0.11111em" mathvariant="normal">argmax</mi><mi>x</mi></msub><mi>f</mi>`}, nil},
+		{`\operatorname{argmax}_x f`, []string{`<msub><mi lspace="0.11111em" mathvariant="normal">argmax</mi><mi>x</mi></msub><mo lspace="0" rspace="0.1667em">` + "\u2061" + `</mo><mi>f</mi>`}, nil},
 		{`\operatorname*{arg\,min}_x f`, []string{`<munder><mi lspace="0.11111em" mathvariant="normal" movablelimits="true">arg` + "\u2009" + `min</mi><mi>x</mi></munder>`}, nil},
 		{`\operatorname{sgn}(x)`, []string{`>sgn</mi><mo form="prefix"`}, nil},
 		{`\operatorname{d} x`, []string{`<mi lspace="0.11111em" mathvariant="normal">d</mi>`}, nil},
@@ -38,12 +38,21 @@ func TestTeXCompat(t *testing.T) {
 		{`a + \dotsb + b, \dotsc`, []string{`<mi>⋯</mi>`, `<mi>…</mi>`}, nil},
 		{`\mathrel{\stackrel{a}{=}} \mathbin{\oplus}`, []string{`<mover><mo stretchy="true">=</mo><mi>a</mi></mover>`, `<mo>⊕</mo>`}, nil},
 		{`\begin{split} a &= b \\ &= c \end{split}`, []string{`<mtable`, `<mtd columnalign="left"><mo>=</mo><mi>c</mi></mtd>`}, []string{`\`, `&amp;`}},
+		// gather's rows: a one-column table in display style, as many
+		// rows as written (none for a \\ that ends the last, \\[4pt]'s
+		// space dropped); a table nested in a row keeps its own rows.
+		{`\begin{gather} a=\frac{1}{2} \\ b+c=d \end{gather}`, []string{`<mtable columnalign="center" displaystyle="true" rowalign="center"><mtr><mtd><mi>a</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac></mtd></mtr><mtr><mtd><mi>b</mi>`}, []string{`\`, "mdpress-"}},
+		{`\begin{gather*} a \\[4pt] b \\ \end{gather*}`, []string{`<mtable columnalign="center" displaystyle="true" rowalign="center"><mtr><mtd><mi>a</mi></mtd></mtr><mtr><mtd><mi>b</mi></mtd></mtr></mtable>`}, []string{`4pt`, `<mtr><mtd></mtd></mtr>`}},
+		{`x = \begin{gathered} a \\ b \end{gathered}`, []string{`<mi>x</mi><mo>=</mo><mtable columnalign="center" displaystyle="true" rowalign="center"><mtr><mtd><mi>a</mi></mtd></mtr><mtr><mtd><mi>b</mi></mtd></mtr></mtable>`}, nil},
+		{`\begin{gather} f=\begin{cases} 1 & x \\ 0 \end{cases} \\ y \end{gather}`, []string{`<mtable columnalign="left" rowalign="center"><mtr><mtd><mn>1</mn></mtd><mtd><mi>x</mi></mtd></mtr><mtr><mtd><mn>0</mn></mtd></mtr></mtable></mrow></mtd></mtr><mtr><mtd><mi>y</mi></mtd></mtr></mtable>`}, nil},
 		{`a = b \label{eq:one} \nonumber`, []string{`<mi>a</mi><mo>=</mo><mi>b</mi>`}, []string{"eq", "one"}},
 		{`\cancel{x}`, []string{`<menclose notation="updiagonalstrike"><mi>x</mi></menclose>`}, nil},
 		{`\varnothing`, []string{`<mi>∅</mi>`}, nil},
 		// Neither the converter nor the rewrite reads these: their source.
 		{`a = b \tag{1}`, nil, nil},
-		{`\begin{gather} a \\ b \end{gather}`, nil, nil},
+		{`\begin{gather} a & b \end{gather}`, nil, nil},
+		{`\begin{gather} a \end{aligned}`, nil, nil},
+		{`\begin{multline} a \\ b \end{multline}`, nil, nil},
 		{`x \hspace{1em} y`, nil, nil},
 		{`\phantom{x}`, nil, nil},
 		{`\xrightarrow`, nil, nil},
@@ -170,7 +179,8 @@ func TestTeXCompatHostile(t *testing.T) {
 // sanitizer, and the rewrite grows no formula past a few times its size.
 func FuzzTeXCompat(f *testing.F) {
 	for _, s := range []string{`\operatorname*{arg\,min}_x`, `\xrightarrow[a]{\bm b}`, `\boxed{\text{a}}`,
-		`\begin{split}a&=b\end{split}`, `\mathop{\mathrm{x}}\limits`, `\label{a}\textbf{b}`, `\xleftarrow[{]}]{`, `\text{`} {
+		`\begin{split}a&=b\end{split}`, `\mathop{\mathrm{x}}\limits`, `\label{a}\textbf{b}`, `\xleftarrow[{]}]{`, `\text{`,
+		`\begin{gather}a\\[1pt]{b\\c}\begin{cases}d\\e\end{cases}\\\end{gather}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, tex string) {

@@ -2,10 +2,12 @@ package layout
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -355,5 +357,63 @@ func TestMathOperatorLspace(t *testing.T) {
 	}
 	if p := g["p"]; p.X-mod.X < 1.8*mod.Size {
 		t.Errorf("p %.2f em after mod's start: want a space after mod", (p.X-mod.X)/mod.Size)
+	}
+}
+
+// TestMathFunctionSpace: a function's name is a thin space (3mu, a sixth
+// of an em) from the ordinary atom after it, whether or not the parser
+// marked it with the function application operator it writes for
+// Chromium (laid out as nothing, not a second space), and none from a
+// delimiter, \left( as ( : "sin x", "sin(x)".
+func TestMathFunctionSpace(t *testing.T) {
+	set, _ := testFonts()
+	gap := func(body, after string) float64 {
+		t.Helper()
+		g, _, _ := mathDoc(t, body)
+		sin, next := g["sin"], g[after]
+		if sin.Text == "" || next.Text == "" {
+			t.Fatalf("%s: no sin or %s: %v", body, after, g)
+		}
+		adv := 0.0
+		for _, r := range "sin" {
+			adv += float64(set.Face(sin.Face).Width(r)) * sin.Size / 1000
+		}
+		return (next.X - (sin.X + adv)) / sin.Size
+	}
+	for _, c := range []struct {
+		body, after string
+		want        float64
+	}{
+		{`<mi>sin</mi><mi>x</mi>`, "x", 1.0 / 6},
+		{`<mi>sin</mi><mo lspace="0" rspace="0.1667em">&#x2061;</mo><mi>x</mi>`, "x", 1.0 / 6},
+		{`<mrow><munder><mi>sin</mi><mi>z</mi></munder></mrow><mo lspace="0" rspace="0.1667em">&#x2061;</mo><mi>h</mi>`, "h", 1.0 / 6},
+		{`<mi>sin</mi><mo form="prefix" stretchy="false">(</mo><mi>x</mi><mo form="postfix" stretchy="false">)</mo>`, "(", 0},
+		{`<mi>sin</mi><mrow><mo fence="true" form="prefix" stretchy="true">(</mo><mi>x</mi><mo fence="true" form="postfix" stretchy="true">)</mo></mrow>`, "(", 0},
+	} {
+		if d := gap(c.body, c.after); math.Abs(d-c.want) > 0.02 {
+			t.Errorf("%s: %s %.3f em after sin, want %.3f", c.body, c.after, d, c.want)
+		}
+	}
+	// Before the name, the parser's <mspace> alone: the converter's
+	// lspace on the <mi> is not added to it (2\sin x), nor taken first
+	// in a row or after a relation.
+	for _, c := range []struct {
+		body, before string
+		want         float64
+	}{
+		{`<mn>2</mn><mspace width="0.1667em"/><mi lspace="0.11111em">sin</mi><mo lspace="0" rspace="0.1667em">&#x2061;</mo><mi>x</mi>`, "2", 1.0 / 6},
+		{`<mi>y</mi><mo>=</mo><mi lspace="0.11111em">sin</mi><mo lspace="0" rspace="0.1667em">&#x2061;</mo><mi>x</mi>`, "=", 5.0 / 18},
+	} {
+		g, _, _ := mathDoc(t, c.body)
+		b, sin := g[c.before], g["sin"]
+		r, _ := utf8.DecodeRuneInString(c.before)
+		adv := float64(set.Face(b.Face).Width(r)) * b.Size / 1000
+		if d := (sin.X - (b.X + adv)) / sin.Size; math.Abs(d-c.want) > 0.02 {
+			t.Errorf("%s: sin %.3f em after %s, want %.3f", c.body, d, c.before, c.want)
+		}
+	}
+	g, _, begin := mathDoc(t, `<mi lspace="0.11111em">sin</mi><mi>x</mi>`)
+	if d := g["sin"].X - begin.X; math.Abs(d) > 0.01 {
+		t.Errorf("sin first in its formula %.2f pt from its start", d)
 	}
 }

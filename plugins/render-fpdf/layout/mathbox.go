@@ -214,8 +214,11 @@ func (m *mathLayout) token(n *mnode, c mctx) (*mbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := mathLength(n.attr("lspace"), c.size); ok && l > 0 && c.level == 0 {
-		// Function names (sin, lim) carry the space TeX puts before them.
+	// The converter's lspace on a function's name (sin, lim) is not read:
+	// the parser writes the space TeX puts before one as an <mspace>,
+	// where TeX puts it (not first in a row, nor after an operator), as
+	// Chromium, which ignores lspace on <mi>, draws it.
+	if l, ok := mathLength(n.attr("lspace"), c.size); ok && l > 0 && c.level == 0 && n.tag != "mi" {
 		return shift(b, l), nil
 	}
 	return b, nil
@@ -340,6 +343,24 @@ func opClassOf(n *mnode) opClass {
 	return opOrd
 }
 
+// funcApply reports whether n is the function application operator
+// (U+2061), which the parser writes after a function's name for
+// Chromium, which spaces it by its rspace.
+func funcApply(n *mnode) bool {
+	return n.tag == "mo" && strings.TrimSpace(n.text) == "\u2061"
+}
+
+// leadsWithMo reports whether n is an operator or begins with one.
+func leadsWithMo(n *mnode) bool {
+	switch n.tag {
+	case "mo":
+		return true
+	case "mrow", "mstyle", "mpadded", "msub", "msup", "msubsup", "munder", "mover", "munderover":
+		return len(n.kids) > 0 && leadsWithMo(n.kids[0])
+	}
+	return false
+}
+
 // stretchy reports whether n is a fence that grows with what it encloses.
 func stretchy(n *mnode) bool {
 	if n.tag != "mo" || n.attr("stretchy") == "false" {
@@ -386,6 +407,13 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 	prev := opOpen
 	em := c.size / 18
 	for i, b := range boxes {
+		if funcApply(kids[i]) {
+			// The parser's mark of where a function's space goes, which
+			// the rule below puts there: it takes no space of its own.
+			out.place(b, x, 0)
+			x += b.w
+			continue
+		}
 		cls := rowClass(kids, i, prev)
 		space := 0.0
 		if c.level == 0 {
@@ -396,7 +424,10 @@ func (m *mathLayout) row(kids []*mnode, c mctx) (*mbox, error) {
 				space = 5 * em
 			}
 		}
-		if i > 0 && (prev == opLargeOp || prev == opFunc) && (cls == opOrd || cls == opFunc) {
+		// After a function's name, none before an operator or what an
+		// operator begins (\sin\left(x\right), as \sin(x)), as Chromium
+		// lays out the MathML the parser writes.
+		if i > 0 && (prev == opLargeOp || prev == opFunc && !leadsWithMo(kids[i])) && (cls == opOrd || cls == opFunc) {
 			x += 3 * em
 		}
 		// Nothing to space from before the first; none either where the
