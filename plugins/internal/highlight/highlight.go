@@ -77,7 +77,8 @@ const (
 	MaxDocumentBytes = 256 << 10
 	// MaxDocumentTime is the time one document's lexing may take, and a
 	// block gets at most blockTime plus blockTimePerKiB for each KiB of
-	// it. Code lexes at 0.4-1.9 ms a KiB (on a shared machine at load 5),
+	// it: CPU time of the lexing thread where it can be read (see
+	// threadClock), so that a loaded machine does not cut blocks short. Code lexes at 0.4-1.9 ms a KiB (on a shared machine at load 5),
 	// and a lexer's first use in a process compiles its expressions (1-3
 	// ms, 16 under the race detector), so a block's allowance is 5-25
 	// times its usual cost, and the whole of MaxDocumentBytes fits the
@@ -133,17 +134,33 @@ func (b *Budget) Spans(lang, code string) (spans []Span) {
 	}
 	// The lookup is timed too: a name chroma does not know costs a match
 	// against every lexer's file patterns.
-	start := time.Now()
-	deadline := start.Add(min(b.time, slowdown*(blockTime+time.Duration(len(code))*blockTimePerKiB/1024)))
+	now, release := threadClock()
+	start := now()
+	allowance := min(b.time, slowdown*(blockTime+time.Duration(len(code))*blockTimePerKiB/1024))
+	// The CPU clock is a system call to read, the wall clock is not, and
+	// the thread cannot have run longer than the wall clock ran: the CPU
+	// clock is read only once the wall clock says the allowance may be
+	// spent, and the wall deadline moves on by what is left of it.
+	wallDeadline := time.Now().Add(allowance)
+	spent := func() bool {
+		t := time.Now()
+		if t.Before(wallDeadline) {
+			return false
+		}
+		used := now() - start
+		wallDeadline = t.Add(allowance - used)
+		return used >= allowance
+	}
 	defer func() {
 		// A lexer's mutators panic on states the author did not foresee;
 		// hostile text finds them.
 		if recover() != nil {
 			spans = nil
 		}
-		if b.time -= time.Since(start); b.time <= 0 {
+		if b.time -= now() - start; b.time <= 0 {
 			b.spent = true
 		}
+		release()
 	}()
 	lexer := lookup(lang)
 	if lexer == nil {
@@ -156,7 +173,7 @@ func (b *Budget) Spans(lang, code string) (spans []Span) {
 	}
 	pos := 0
 	for tok := it(); tok != chroma.EOF; tok = it() {
-		if time.Now().After(deadline) {
+		if spent() {
 			return nil
 		}
 		// A lexer may add or drop text (a final newline, a carriage
