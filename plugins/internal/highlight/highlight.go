@@ -18,6 +18,7 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
 
+	"github.com/mdpress/mdpress/plugins/internal/threadcpu"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -78,7 +79,8 @@ const (
 	// MaxDocumentTime is the time one document's lexing may take, and a
 	// block gets at most blockTime plus blockTimePerKiB for each KiB of
 	// it: CPU time of the lexing thread where it can be read (see
-	// threadClock), so that a loaded machine does not cut blocks short. Code lexes at 0.4-1.9 ms a KiB (on a shared machine at load 5),
+	// threadcpu), so that a loaded machine does not cut blocks short.
+	// Code lexes at 0.4-1.9 ms a KiB (on a shared machine at load 5),
 	// and a lexer's first use in a process compiles its expressions (1-3
 	// ms, 16 under the race detector), so a block's allowance is 5-25
 	// times its usual cost, and the whole of MaxDocumentBytes fits the
@@ -134,7 +136,7 @@ func (b *Budget) Spans(lang, code string) (spans []Span) {
 	}
 	// The lookup is timed too: a name chroma does not know costs a match
 	// against every lexer's file patterns.
-	now, release := threadClock()
+	now, release := threadcpu.Clock()
 	start := now()
 	allowance := min(b.time, slowdown*(blockTime+time.Duration(len(code))*blockTimePerKiB/1024))
 	// The CPU clock is a system call to read, the wall clock is not, and

@@ -15,6 +15,8 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 	xhtml "golang.org/x/net/html"
+
+	"github.com/mdpress/mdpress/plugins/internal/threadcpu"
 )
 
 // The converter (treeblood) cannot be stopped once started, so what it is
@@ -34,14 +36,16 @@ const (
 // macroDef matches the commands that define macros.
 var macroDef = regexp.MustCompile(`\\(?:def|newcommand|renewcommand)(?:[^A-Za-z]|$)`)
 
-// mathBudget is what is left of a document's bounds.
+// mathBudget is what is left of a document's bounds. Its time is the CPU
+// time the conversions used (see threadcpu), not the wall clock's: on a
+// loaded machine the same document converts the same formulas.
 type mathBudget struct {
 	tex, out int
-	deadline time.Time
+	time     time.Duration
 }
 
-func newMathBudget(now time.Time) *mathBudget {
-	return &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, deadline: now.Add(maxDocMathTime)}
+func newMathBudget() *mathBudget {
+	return &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, time: maxDocMathTime}
 }
 
 // mathBudgetAttr holds a document's *mathBudget on its goldmark document.
@@ -69,9 +73,15 @@ func (c *mathConv) convert(tex []byte, display bool, b *mathBudget) *mathConv {
 // tree, or false when it is printed as source.
 func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bool) {
 	if len(bytes.TrimSpace(tex)) == 0 || len(tex) > maxFormulaBytes || len(tex) > b.tex ||
-		!time.Now().Before(b.deadline) || macroDef.Match(tex) {
+		b.time <= 0 || macroDef.Match(tex) {
 		return "", "", false
 	}
+	now, release := threadcpu.Clock()
+	start := now()
+	defer func() {
+		b.time -= now() - start
+		release()
+	}()
 	// The rewrite adds a few bytes per command it rewrites: what the
 	// converter reads is held to its bounds.
 	src, changed, ok := rewriteTeX(tex)
@@ -216,11 +226,11 @@ func budgetOf(n ast.Node) *mathBudget {
 				return b
 			}
 		}
-		b := newMathBudget(time.Now())
+		b := newMathBudget()
 		doc.SetAttribute(mathBudgetAttr, b)
 		return b
 	}
-	return newMathBudget(time.Now())
+	return newMathBudget()
 }
 
 func renderMathInline(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {

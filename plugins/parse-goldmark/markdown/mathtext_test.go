@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -30,7 +29,7 @@ func TestMathText(t *testing.T) {
 		{`\sin(x)`, "sin(x)"},
 		{`x^2 y`, "x^2 y"},
 	} {
-		_, ml, ok := toMathML([]byte(tc.tex), false, newMathBudget(time.Now()))
+		_, ml, ok := toMathML([]byte(tc.tex), false, newMathBudget())
 		if !ok {
 			t.Fatalf("%s: not converted", tc.tex)
 		}
@@ -70,7 +69,7 @@ func TestOutlineMath(t *testing.T) {
 	// A formula the converter did not take (past the document's bounds,
 	// or refused) carries no MathML and keeps its source in the outline,
 	// as on the page; one it took is not converted again.
-	_, tree, ok := toMathML([]byte(`\alpha^2`), false, newMathBudget(time.Now()))
+	_, tree, ok := toMathML([]byte(`\alpha^2`), false, newMathBudget())
 	if !ok {
 		t.Fatal("not converted")
 	}

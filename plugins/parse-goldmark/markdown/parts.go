@@ -3,7 +3,6 @@ package markdown
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -52,13 +51,13 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 	defer release()
 	// One math budget for the document, however many parts and parses
 	// it takes: the tree's MathML is converted part by part.
-	budget := newMathBudget(time.Now())
+	budget := newMathBudget()
 	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src), budget)
 	err = s.run()
 	if errors.Is(err, errRestart) {
 		// Nothing has been emitted yet: see partStream.holdTo. The
 		// formulas are converted again, within the same time.
-		budget = &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, deadline: budget.deadline}
+		budget = &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, time: budget.time}
 		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1}, budget)
 		err = s.run()
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -226,7 +225,7 @@ func TestParsePartsParsesAgain(t *testing.T) {
 	if n := checkParts(t, p, src); n < 2 {
 		t.Errorf("%d parts", n)
 	}
-	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget(time.Now()))
+	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget())
 	if err := s.run(); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +244,7 @@ func TestParsePartsHoldsForDefinitions(t *testing.T) {
 	s = p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error {
 		emitted = append(emitted, s.parts)
 		return nil
-	}, planDefinitions([]byte(src)), newMathBudget(time.Now()))
+	}, planDefinitions([]byte(src)), newMathBudget())
 	if s.holdTo < 0 {
 		t.Fatal("the \"]:\" in the list item is not held for")
 	}
@@ -515,7 +514,7 @@ func TestParsePartsRetriesCapped(t *testing.T) {
 	src := strings.Repeat(unit, 200)
 	p := tinyParts()
 	checkParts(t, p, src)
-	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget(time.Now()))
+	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget())
 	if err := s.run(); err != nil {
 		t.Fatal(err)
 	}
