@@ -182,9 +182,16 @@ func (f *framer) endLine() {
 			f.cl, f.clValue = true, v
 		}
 	case frameChunkSize:
-		size, _, _ := strings.Cut(strings.TrimRight(s, " \t"), ";")
+		// Only the size before an extension matters, and it is in the
+		// line's kept start: net/http takes chunk lines up to 4 KiB, so
+		// a longer extension is legitimate, and taking it as lost
+		// refused the request after it.
+		size, _, ext := strings.Cut(s, ";")
+		if !ext {
+			size = strings.TrimRight(size, " \t")
+		}
 		n, err := strconv.ParseUint(size, 16, 63)
-		if err != nil || !whole {
+		if err != nil || !whole && !ext {
 			f.lost()
 			return
 		}

@@ -21,6 +21,7 @@ func TestFramer(t *testing.T) {
 		{"plain", get + get, 2, 0},
 		{"content-length body holding a request", "POST / HTTP/1.1\r\nContent-Length: " + strconv.Itoa(len(inner)) + "\r\n\r\n" + inner + get, 2, 0},
 		{"chunked with extension and trailer", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n0\r\nX-T: 1\r\n\r\n" + get, 2, 0},
+		{"chunk extension longer than a kept line", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=" + strings.Repeat("e", 2000) + "\r\nabc\r\n0\r\n\r\n" + get, 2, 0},
 		{"chunk data holding CRLFs", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n\r\n\r\n\r\n0\r\n\r\n" + get, 2, 0},
 		{"bare LF headers", "GET / HTTP/1.1\nHost: x\n\n" + get, 2, 0},
 		{"CR LF after a POST's body", "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\nab\r\n" + get, 2, 0},
