@@ -31,7 +31,12 @@ type framer struct {
 	// Of the request whose headers are coming.
 	http10, optionsStar bool
 	te, cl              bool
-	clValue             string
+	clValue             string // the first Content-Length's value
+	// clLine is the value of the Content-Length header being read, which
+	// lines folded onto it (obs-fold) continue, as net/http joins them;
+	// inCL says the last header was one.
+	clLine string
+	inCL   bool
 
 	count  int64 // requests whose headers have come, as the handler counts them
 	faulty int64 // the first request with faulty framing; 0: none yet
@@ -156,15 +161,31 @@ func (f *framer) endLine() {
 		// net/http answers "OPTIONS *" itself: the handler never sees it.
 		f.optionsStar = method == "OPTIONS" && target == "*"
 		f.http10 = strings.HasSuffix(f.line.suffix(), " HTTP/1.0")
-		f.te, f.cl, f.clValue = false, false, ""
+		f.te, f.cl, f.clValue, f.inCL = false, false, "", false
 		f.state = frameHeaders
 	case frameHeaders:
 		if s == "" {
-			f.endHeaders()
+			f.endCL()
+			if f.state != frameStopped {
+				f.endHeaders()
+			}
 			return
 		}
 		if s[0] == ' ' || s[0] == '\t' {
-			return // continues the value before: no header of its own
+			// It continues the value before: no header of its own, but
+			// part of a Content-Length ("Content-Length:" then " 42"
+			// is 42 to net/http).
+			if f.inCL {
+				if !whole || len(f.clLine) > frameHeaderMax {
+					f.lost()
+					return
+				}
+				f.clLine = strings.Trim(f.clLine+" "+strings.Trim(s, " \t"), " \t")
+			}
+			return
+		}
+		if f.endCL(); f.state == frameStopped {
+			return
 		}
 		name, value, ok := strings.Cut(s, ":")
 		name = strings.TrimRight(name, " \t") // net/http refuses such a name; a proxy may not
@@ -174,17 +195,23 @@ func (f *framer) endLine() {
 		case strings.EqualFold(name, "Transfer-Encoding"):
 			f.te = true
 		case strings.EqualFold(name, "Content-Length"):
-			v := strings.Trim(value, " \t")
-			if !whole || (f.cl && v != f.clValue) {
-				f.lost() // net/http refuses differing lengths
+			if !whole {
+				f.lost()
 				return
 			}
-			f.cl, f.clValue = true, v
+			f.clLine, f.inCL = strings.Trim(value, " \t"), true
 		}
 	case frameChunkSize:
-		size, _, _ := strings.Cut(strings.TrimRight(s, " \t"), ";")
+		// Only the size before an extension matters, and it is in the
+		// line's kept start: net/http takes chunk lines up to 4 KiB, so
+		// a longer extension is legitimate, and taking it as lost
+		// refused the request after it.
+		size, _, ext := strings.Cut(s, ";")
+		if !ext {
+			size = strings.TrimRight(size, " \t")
+		}
 		n, err := strconv.ParseUint(size, 16, 63)
-		if err != nil || !whole {
+		if err != nil || !whole && !ext {
 			f.lost()
 			return
 		}
@@ -198,6 +225,20 @@ func (f *framer) endLine() {
 			f.state = frameRequestLine
 		}
 	}
+}
+
+// endCL ends the Content-Length header being read, if the last header
+// was one, now that no line can continue it.
+func (f *framer) endCL() {
+	if !f.inCL {
+		return
+	}
+	f.inCL = false
+	if f.cl && f.clLine != f.clValue {
+		f.lost() // net/http refuses differing lengths
+		return
+	}
+	f.cl, f.clValue = true, f.clLine
 }
 
 // endHeaders counts the request whose headers ended and finds where its

@@ -75,6 +75,12 @@ func TestSecurityAmbiguousFraming(t *testing.T) {
 		// An old client's CR LF after the body, which net/http skips
 		// (RFC 9112 §2.2), does not make the next request faulty.
 		{"CR LF after the body", post + "Content-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body + "\r\n" + next, []int{200, 200}, false, 1},
+		// net/http takes chunk lines up to 4 KiB: a long extension does
+		// not make the next request faulty.
+		{"long chunk extension", post + "Transfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x;x=%s\r\n%s\r\n0\r\n\r\n", len(body), strings.Repeat("e", 2000), body) + next, []int{200, 200}, false, 1},
+		// A Content-Length folded onto the next line (obs-fold), which
+		// net/http joins, is the length too.
+		{"folded Content-Length", post + "Content-Length:\r\n " + fmt.Sprint(len(body)) + "\r\n\r\n" + body + next, []int{200, 200}, false, 1},
 		{"both", post + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + next, []int{400}, true, 0},
 		{"both, Content-Length first in lower case", post + "transfer-encoding: chunked\r\ncontent-length: 100\r\n\r\n" + chunked + next, []int{400}, true, 0},
 		{"after a plain chunked request", post + "Transfer-Encoding: chunked\r\n\r\n" + chunked +
