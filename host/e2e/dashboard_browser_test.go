@@ -80,7 +80,10 @@ func TestDashboardBrowserSignupOnce(t *testing.T) {
 		t.Fatalf("the key is kept in the browser: %s", s)
 	}
 
-	do(t, ctx, chromedp.Navigate(h.URL+"/v1/openapi.json"), chromedp.Evaluate[chromedp.Void](`history.back()`))
+	// Back after the evaluation has answered: navigating inside it, the
+	// page could go before the answer came ("Inspected target navigated
+	// or closed", seen on a loaded machine).
+	do(t, ctx, chromedp.Navigate(h.URL+"/v1/openapi.json"), chromedp.Evaluate[chromedp.Void](`setTimeout(() => history.back(), 0)`))
 	waitFor(t, ctx, `location.pathname === "/" && document.readyState === "complete" && !!document.getElementById("signup-key")`)
 	if shown := js[string](t, ctx, `document.getElementById("signup-key").textContent + "|" + document.getElementById("key").value`); strings.Contains(shown, "mdp_") {
 		t.Fatalf("back on the dashboard, the key is shown again: %s", shown)
