@@ -44,6 +44,9 @@ type mlNode struct {
 // (x)^2), which keep their own spacing and none before a delimiter. It
 // reports false when s is not MathML it can read.
 func spaceFunctions(s string) (string, bool) {
+	if !longIdentifier(s) {
+		return s, true // no name to space: most formulas, read once more only here
+	}
 	z := xhtml.NewTokenizer(strings.NewReader(s))
 	root := &mlNode{}
 	stack := []*mlNode{root}
@@ -78,6 +81,33 @@ func spaceFunctions(s string) (string, bool) {
 			stack = stack[:len(stack)-1]
 		default:
 			return "", false
+		}
+	}
+}
+
+// longIdentifier reports whether the MathML s has an <mi> of more than
+// one character, which a function's name is (see isFunc).
+func longIdentifier(s string) bool {
+	for {
+		i := strings.Index(s, "<mi")
+		if i < 0 {
+			return false
+		}
+		s = s[i+3:]
+		if s == "" || (s[0] != '>' && s[0] != ' ') {
+			continue // <mn>, <mo>, <mrow>...
+		}
+		j := strings.IndexByte(s, '>')
+		if j < 0 {
+			return false
+		}
+		s = s[j+1:]
+		end := strings.IndexByte(s, '<')
+		if end < 0 {
+			end = len(s)
+		}
+		if utf8.RuneCountInString(strings.TrimSpace(xhtml.UnescapeString(s[:end]))) > 1 {
+			return true
 		}
 	}
 }
