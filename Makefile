@@ -8,12 +8,21 @@ PKGS     := ./sdk/... ./core/... ./host/... ./plugins/...
 MODULES  := sdk core host plugins
 TESTFLAGS ?=
 
+# The commit the host is built from, for `mdpress version`, the serving log
+# line and mdpress_build_info. Passed by hand rather than left to Go's VCS
+# stamping, which a GOFLAGS=-buildvcs=false turns off and which fails the
+# build outright on a checkout git calls of dubious ownership; without git
+# (a tarball) the binary says "unknown".
+REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
+REVISION_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
+VERSION_LDFLAGS := -X github.com/mdpress/mdpress/host/version.revision=$(REVISION) -X github.com/mdpress/mdpress/host/version.revisionTime=$(REVISION_TIME)
+
 .PHONY: all build run test test-short fuzz bench bench-deps proto lint modules clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/mdpress ./host/cmd/mdpress
+	$(GO) build -ldflags '$(VERSION_LDFLAGS)' -o $(BIN)/mdpress ./host/cmd/mdpress
 	$(GO) build -o $(BIN)/plugins/ $(addprefix ./plugins/,$(PLUGINS))
 
 # Serve the embedded default (SQLite, local disk, Chromium if found, else

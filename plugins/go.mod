@@ -36,7 +36,7 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	golang.org/x/net v0.60.0
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
@@ -66,7 +66,12 @@ require (
 
 require github.com/yuin/goldmark-emoji v1.0.6
 
-require github.com/wyatt915/treeblood v0.1.16
+require (
+	github.com/go-text/typesetting v0.3.5
+	github.com/rivo/uniseg v0.4.7
+	github.com/wyatt915/treeblood v0.1.16
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 replace (
 	github.com/mdpress/mdpress/core => ../core

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,17 +38,8 @@ type sqliteDB struct {
 }
 
 func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
-	if path == "" {
-		return nil, stage.Errorf(stage.CodeInvalid, "sqlite: empty database path")
-	}
-	if strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") || path == ":memory:" {
-		return nil, stage.Errorf(stage.CodeInvalid, "sqlite: %q is not a plain file path", path)
-	}
-	if strings.Contains(path, "://") {
-		// MDPRESS_ACCOUNTS_DSN set without MDPRESS_ACCOUNTS_DRIVER: taken as
-		// a path, it made an empty accounts file of its own under
-		// ./postgres:/, where every key was unknown.
-		return nil, stage.Errorf(stage.CodeInvalid, "sqlite: %q is a URL, not a file path; a PostgreSQL DSN needs accounts.driver: postgres", path)
+	if err := CheckSQLitePath(path); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -72,6 +64,31 @@ func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	return d, nil
+}
+
+// CheckSQLitePath refuses a SQLite DSN that is not a plain file path,
+// which Open would refuse: callers that look at the file before opening
+// it (is it there yet?) check it first, or they speak of a file that the
+// DSN never named.
+func CheckSQLitePath(path string) error {
+	if path == "" {
+		return stage.Errorf(stage.CodeInvalid, "sqlite: empty database path")
+	}
+	if strings.Contains(path, "://") {
+		// MDPRESS_ACCOUNTS_DSN set without MDPRESS_ACCOUNTS_DRIVER: taken as
+		// a path, it made an empty accounts file of its own under
+		// ./postgres:/, where every key was unknown. The password is not
+		// for the terminal or the log.
+		shown := path
+		if u, err := url.Parse(path); err == nil {
+			shown = u.Redacted()
+		}
+		return stage.Errorf(stage.CodeInvalid, "sqlite: %q is a URL, not a file path; a PostgreSQL DSN needs accounts.driver: postgres", shown)
+	}
+	if strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return stage.Errorf(stage.CodeInvalid, "sqlite: %q is not a plain file path", path)
+	}
+	return nil
 }
 
 // sqliteBusy is SQLITE_BUSY, the primary result code of a lock wait that

@@ -74,6 +74,12 @@ func Decode(body []byte) (*Conversion, error) {
 		return nil, err
 	}
 
+	// Before the markdown field's own checks: {"Markdown": ...} is told
+	// its field's name, not that the field is missing.
+	if err := nearMisses(fields); err != nil {
+		return nil, err
+	}
+
 	c := &Conversion{Output: DefaultOutput, Theme: DefaultTheme, Numbering: DefaultNumbering}
 	page := DefaultPageSize
 
@@ -123,6 +129,133 @@ func Decode(body []byte) (*Conversion, error) {
 		}
 	}
 	return c, nil
+}
+
+// Fields are the request's fields, as the contract spells them.
+var Fields = []string{"markdown", "output", "theme", "pageNumeration", "pageSize", "lang"}
+
+// aliases are names clients reach for that mean one of Fields, folded as
+// fold folds them.
+var aliases = map[string]string{
+	"numbering": "pageNumeration", "pagenumbering": "pageNumeration", "pagenumbers": "pageNumeration",
+	"pagenumber": "pageNumeration", "pagenumeration": "pageNumeration",
+	"papersize": "pageSize", "paper": "pageSize", "pageformat": "pageSize",
+	"language": "lang", "locale": "lang",
+}
+
+// nearMisses refuses a field the contract does not know when it is a
+// known one misspelt: a different case ("pagesize"), snake or kebab case
+// ("page_size"), a typo ("pageSzie") or a common synonym ("numbering").
+// Ignored, as unknown fields are, it would have the client charged for a
+// PDF without the option it asked for, A4 for its Letter, and no error to
+// say why. Fields far from every known name stay ignored, so a client
+// written against a later version of the contract still works.
+func nearMisses(fields map[string]any) error {
+	// Of several misses, the first in byte order is reported, so that the
+	// same body always gets the same answer; names are not sorted for it,
+	// since a body may hold a hundred thousand.
+	var name, meant string
+	for n := range fields {
+		if m, ok := meantBy(n); ok && (meant == "" || n < name) {
+			name, meant = n, m
+		}
+	}
+	if meant == "" {
+		return nil
+	}
+	shown := clip(name)
+	hint := fmt.Sprintf("name the field %q", meant)
+	if strings.EqualFold(strings.NewReplacer("_", "", "-", "", " ", "").Replace(name), meant) {
+		hint = fmt.Sprintf("field names are case-sensitive: send %q", meant)
+	}
+	return invalid(fmt.Sprintf("unknown field %q; did you mean %q?", shown, meant),
+		map[string]any{"field": meant, "received": shown, "allowed": Fields}).WithHint(hint)
+}
+
+// maxNearMiss is the longest name that may be a misspelt field: the
+// longest field, pageNumeration, is 14 bytes, and a longer name,
+// separators and all, is no misspelling of it.
+const maxNearMiss = 24
+
+// folded are Fields as fold folds them.
+var folded = func() []string {
+	f := make([]string, len(Fields))
+	for i, k := range Fields {
+		var buf [maxNearMiss]byte
+		f[i] = string(fold(buf[:0], k))
+	}
+	return f
+}()
+
+// meantBy returns the field name is a near miss of, if any.
+func meantBy(name string) (string, bool) {
+	if len(name) > maxNearMiss || slices.Contains(Fields, name) {
+		return "", false
+	}
+	var buf [maxNearMiss]byte
+	f := fold(buf[:0], name)
+	if meant, ok := aliases[string(f)]; ok {
+		return meant, true
+	}
+	for i, k := range folded {
+		// Within one edit for the short names, two for the long ones:
+		// at two, "input" would be taken for "output".
+		limit := 1
+		if len(k) >= 8 {
+			limit = 2
+		}
+		if d := len(f) - len(k); d > limit || -d > limit {
+			continue
+		}
+		if string(f) == k || withinEdits(f, k, limit) {
+			return Fields[i], true
+		}
+	}
+	return "", false
+}
+
+// fold appends name to dst lowercased (ASCII) without the separators of
+// snake and kebab case.
+func fold(dst []byte, name string) []byte {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == ' ':
+		case 'A' <= c && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// withinEdits says whether a is at most limit edits (Levenshtein, in
+// bytes) from b; both are at most maxNearMiss bytes long. It stops at the
+// first row past the limit, so a name far from b costs a row or two.
+func withinEdits(a []byte, b string, limit int) bool {
+	var rows [2][maxNearMiss + 1]int
+	prev, cur := &rows[0], &rows[1]
+	for j := range len(b) + 1 {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return false
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)] <= limit
 }
 
 // ParseLang validates a BCP 47 language tag and returns its canonical

@@ -48,6 +48,15 @@ func TestDecode(t *testing.T) {
 		{"lang unregistered", `{"markdown":"x","lang":"xx"}`, "not a language tag", "lang"},
 		{"lang empty", `{"markdown":"x","lang":""}`, "not a language tag", "lang"},
 		{"lang number", `{"markdown":"x","lang":7}`, "must be a string", "lang"},
+		// A known field misspelt is refused, not ignored into a charged
+		// PDF without the option; fields far from every name still pass.
+		{"field name case", `{"markdown":"x","pagesize":"Letter"}`, `unknown field "pagesize"; did you mean "pageSize"?`, "pageSize"},
+		{"field name snake case", `{"markdown":"x","page_numeration":"none"}`, `did you mean "pageNumeration"?`, "pageNumeration"},
+		{"field name typo", `{"markdown":"x","pageSzie":"A5"}`, `did you mean "pageSize"?`, "pageSize"},
+		{"field name synonym", `{"markdown":"x","numbering":"none"}`, `did you mean "pageNumeration"?`, "pageNumeration"},
+		{"field name one edit", `{"markdown":"x","Theme":"basic"}`, `did you mean "theme"?`, "theme"},
+		{"markdown misnamed", `{"Markdown":"x"}`, `did you mean "markdown"?`, "markdown"},
+		{"far names ignored", `{"markdown":"x","input":"y","title":"t","language_model":1,"type":"x"}`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,6 +186,31 @@ func BenchmarkDecode(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(size.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := Decode(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeUnknownNames: a megabyte body of field names the
+// contract does not know, short and long, against the 1MB document: the
+// near-miss check must stay small next to decoding the JSON itself.
+func BenchmarkDecodeUnknownNames(b *testing.B) {
+	for _, n := range []int{6, 64} {
+		fields := map[string]any{"markdown": "x"}
+		for i := 0; len(fields)*(n+8) < 1<<20; i++ {
+			name := fmt.Sprintf("%0*d", n, i)
+			fields[name] = 1
+		}
+		body, err := json.Marshal(fields)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("name=%dB", n), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				if _, err := Decode(body); err != nil {

@@ -47,6 +47,10 @@ type Config struct {
 	Sink      SinkStage                 `yaml:"sink"`
 	Dashboard Dashboard                 `yaml:"dashboard"`
 	Plugins   map[string]map[string]any `yaml:"plugins"`
+
+	// filePlugins are the stage plugins the file chose, before the
+	// environment or a flag chose others for this run.
+	filePlugins map[string]string
 }
 
 // Dashboard configures the web UI and its self-service sign-up.
@@ -145,9 +149,12 @@ type SinkStage struct {
 	MinTTL       time.Duration `yaml:"minTTL"`
 }
 
-// Load reads path, or the embedded default when path is empty, then applies
-// the environment (getenv, normally os.Getenv).
-func Load(path string, getenv func(string) string) (*Config, error) {
+// Load reads path, or the embedded default when path is empty, applies
+// the environment (getenv, normally os.Getenv), then flags, each override
+// in turn, and validates the result. The flags come before the validation
+// because they win over the file: a file that names one sink and sets up
+// another (sink-mine) was refused before --sink sink-mine could choose it.
+func Load(path string, getenv func(string) string, flags ...func(*Config)) (*Config, error) {
 	data := defaultYAML
 	if path != "" {
 		b, err := os.ReadFile(path)
@@ -166,6 +173,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if err := c.applyEnv(getenv); err != nil {
 		return nil, err
 	}
+	for _, f := range flags {
+		f(c)
+	}
 	if err := c.Validate(); err != nil && path != "" {
 		return c, fmt.Errorf("%s: %w", path, err)
 	} else if err != nil {
@@ -183,6 +193,7 @@ func Parse(data []byte) (*Config, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	c.fillDefaults()
+	c.filePlugins = c.StagePlugins()
 	return c, nil
 }
 
@@ -326,11 +337,16 @@ func (c *Config) Validate() error {
 	// A settings block under a name no stage runs would be ignored
 	// silently (plugins.render-chrom: {allowRemote: true}). The built-in
 	// backends and sinks are always known: a flag or the environment
-	// chooses among them at start.
+	// chooses among them at start. So are the plugins the file itself
+	// runs: a flag choosing fpdf for one run over the file's render-mine
+	// left plugins.render-mine to no stage, and the file was refused.
 	known := map[string]bool{"render-chrome": true, "render-fpdf": true, "sink-disk": true, "sink-s3": true}
-	for _, name := range c.StagePlugins() {
-		known[name] = true
+	for _, chosen := range []map[string]string{c.filePlugins, c.StagePlugins()} {
+		for _, name := range chosen {
+			known[name] = true
+		}
 	}
+	delete(known, "auto") // a choice, not a plugin
 	for name := range c.Plugins {
 		if !known[name] {
 			names := slices.Sorted(maps.Keys(known))

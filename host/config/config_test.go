@@ -159,6 +159,9 @@ func TestDefaultNamesEveryKey(t *testing.T) {
 			}
 			m, _ := node.(map[string]any)
 			for f := range typ.Fields() {
+				if !f.IsExported() {
+					continue // not decoded
+				}
 				key := strings.Split(f.Tag.Get("yaml"), ",")[0]
 				v, ok := m[key]
 				if !ok {

@@ -116,12 +116,87 @@ func TestRenderPipes(t *testing.T) {
 	if math.Abs(info.WidthPt-612) > 1 || math.Abs(info.HeightPt-1008) > 1 || !strings.Contains(pdfcheck.Text(t, pdf), "From standard input.") {
 		t.Fatalf("piped render with MDPRESS_PAGE_SIZE=Legal: %+v", info)
 	}
-	if !strings.Contains(summary, "\nstandard output: 1 page, ") {
+	// Only the summary: the plugins' start and stop lines are info, and
+	// render's default level is warn.
+	if !strings.HasPrefix(summary, "standard output: 1 page, ") || strings.Count(summary, "\n") != 1 {
 		t.Errorf("summary on standard error %q", summary)
+	}
+	if _, verbose := render("--log-level", "info"); !strings.Contains(verbose, "msg=\"plugin ready\"") || !strings.Contains(verbose, "\nstandard output: 1 page, ") {
+		t.Errorf("--log-level info leaves out the plugins' lines: %q", verbose)
 	}
 	pdf, _ = render("-o", "-", "--page-size", "A5")
 	if info := pdfcheck.Read(t, pdf); math.Abs(info.WidthPt-419.53) > 1 {
 		t.Fatalf("--page-size A5 over MDPRESS_PAGE_SIZE=Legal: %+v", info)
+	}
+}
+
+// TestRenderKeepsTheInput: an output that names the input file (-o
+// notes.md, a completion one letter too far; a link to it; a source named
+// notes.pdf, which is its own default output) is refused and the Markdown
+// kept: the PDF was written over it. So is, before the render, an output
+// that cannot be written.
+func TestRenderKeepsTheInput(t *testing.T) {
+	dir := t.TempDir()
+	md := []byte("# Notes\n\nKeep me.\n")
+	in, named := filepath.Join(dir, "notes.md"), filepath.Join(dir, "named.pdf")
+	for _, p := range []string{in, named} {
+		if err := os.WriteFile(p, md, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link.pdf")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{in, "-o", in}, {in, "-o", link}, {named}} {
+		r := runMdpress(t, nil, append([]string{"render", "--backend", "fpdf", "--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir}, args...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "is the input file") {
+			t.Errorf("render %v: exit %d, want 1 saying the output is the input\n%s", args, r.code, r.stderr)
+		}
+		for _, p := range []string{in, named} {
+			if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, md) {
+				t.Fatalf("render %v: %s now holds %.20q (%v), want the Markdown", args, p, got, err)
+			}
+		}
+	}
+	// An output that cannot be written is refused before any plugin
+	// starts: it failed once the render (a browser's start, a long
+	// document's layout) was done.
+	for _, tt := range []struct{ out, want string }{
+		{dir, "is a directory: name a file with -o, e.g. -o " + filepath.Join(dir, "notes.pdf")},
+		{filepath.Join(dir, "missing", "notes.pdf"), "which does not exist"},
+	} {
+		r := runMdpress(t, nil, "render", in, "-o", tt.out, "--backend", "fpdf", "--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+		if r.code != 1 || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "plugin ready") {
+			t.Errorf("render -o %s: exit %d, want 1 saying %q before any plugin starts\n%s", tt.out, r.code, tt.want, r.stderr)
+		}
+	}
+}
+
+// TestRenderByteOrderMark: a file saved with a UTF-8 byte order mark (as
+// Windows editors save) renders its first heading as one, on every
+// backend: the mark made "# Notes" a paragraph that printed its hash, and
+// the PDF had no title.
+func TestRenderByteOrderMark(t *testing.T) {
+	pdfcheck.Require(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bom.md")
+	if err := os.WriteFile(in, []byte("\ufeff# Notes\n\nSaved by Notepad.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range backends(t) {
+		out := filepath.Join(dir, backend+".pdf")
+		r := runMdpress(t, nil, "render", in, "-o", out, "--backend", backend, "--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", backend, r.code, r.stderr)
+		}
+		pdf, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info, text := pdfcheck.Read(t, pdf), pdfcheck.Text(t, pdf); info.Title != "Notes" || strings.Contains(text, "#") || !strings.Contains(text, "Saved by Notepad.") {
+			t.Errorf("%s: title %q, text %q; want the title Notes and no hash", backend, info.Title, text)
+		}
 	}
 }
 

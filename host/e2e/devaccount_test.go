@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -37,6 +38,17 @@ func TestDevAccount(t *testing.T) {
 	}
 	if !strings.Contains(again.logs.String(), "1 account(s) exist") {
 		t.Fatalf("a restart does not say the account exists:\n%s", tail(again.logs.String(), 40))
+	}
+	// The command it prints works as printed, from any directory: it
+	// named no data dir, and the default ./data is not this host's.
+	hint := regexp.MustCompile(`create another key with: bin/mdpress (.*)`).FindStringSubmatch(again.logs.String())
+	if hint == nil {
+		t.Fatalf("a restart prints no command for another key:\n%s", tail(again.logs.String(), 40))
+	}
+	keys := exec.Command("sh", "-c", filepath.Join(binDir, "mdpress")+" "+hint[1]+" --json")
+	keys.Dir, keys.Env = t.TempDir(), cleanEnv()
+	if out, err := keys.CombinedOutput(); err != nil || !strings.Contains(string(out), `"userId":"`+info.UserID+`"`) {
+		t.Fatalf("the printed command %q: %v\n%s", hint[1], err, out)
 	}
 	var list []struct {
 		UserID string `json:"userId"`

@@ -17,6 +17,8 @@ var parityFormulas = []struct{ name, tex string }{
 	{"integral", `\int_0^\infty e^{-x^2}\,dx = \frac{\sqrt{\pi}}{2}`},
 	{"matrix", `A = \begin{pmatrix} a & b \\ c & d \end{pmatrix}`},
 	{"limit", `\lim_{x \to 0} \frac{\sin x}{x} = 1`},
+	{"alphabets", `\mathcal{O}(n) = \mathbb{E}[\mathscr{L}] + \mathfrak{g}`},
+	{"eqnarray", `\begin{eqnarray} a &=& \frac{1}{2} \\ b + c &\le& d \end{eqnarray}`},
 }
 
 // formulaInk renders each formula as display math between the words
@@ -136,5 +138,156 @@ func TestMathHostileNesting(t *testing.T) {
 	}
 	if strings.Contains(fontsOf(t, pdf), "Mono") {
 		t.Error("a continued fraction 8 deep was printed as source")
+	}
+}
+
+// TestMathTagParity: a display formula numbered with \tag{1}, as a block
+// and inside a paragraph, is laid out on both backends with (1) at the
+// right margin, level with the formula, which stays centred, as MathJax
+// (GitHub's math) draws it. Both backends printed the formula as its
+// source.
+func TestMathTagParity(t *testing.T) {
+	pdfcheck.Require(t)
+	backends := []string{"fpdf"}
+	if chromiumAvailable() {
+		backends = append(backends, "chrome")
+	}
+	md := "Above1\n\n$$\nE = mc^2 \\tag{1}\n$$\n\nBelow1\n\nAbove2 $$E = mc^2 \\tag{1}$$ Below2\n"
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			if strings.Contains(fontsOf(t, pdf), "Mono") {
+				t.Error("a formula was printed as source")
+			}
+			words := pdfcheck.Words(t, pdf)
+			dpi := 144
+			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
+			for _, n := range []string{"1", "2"} {
+				above, below := wordIs(t, words, "Above"+n), wordIs(t, words, "Below"+n)
+				left := above.XMin
+				right := float64(img.w)/img.scale - left // the themes' margins are even
+				// The ink's columns between the two words, in points.
+				ink := make([]bool, img.w)
+				for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
+					for x := range img.w {
+						if dark(img.at(x, y)) {
+							ink[x] = true
+						}
+					}
+				}
+				// Runs of ink closer than 20 pt are one: the formula, then
+				// the tag.
+				var runs [][2]float64
+				gap := int(20 * img.scale)
+				for x := 0; x < img.w; x++ {
+					if !ink[x] {
+						continue
+					}
+					if k := len(runs); k > 0 && float64(x)/img.scale-runs[k-1][1] < float64(gap)/img.scale {
+						runs[k-1][1] = float64(x) / img.scale
+					} else {
+						runs = append(runs, [2]float64{float64(x) / img.scale, float64(x) / img.scale})
+					}
+				}
+				if len(runs) != 2 {
+					t.Fatalf("formula %s: ink in %d runs %v, want the formula and its tag", n, len(runs), runs)
+				}
+				formula, tag := runs[0], runs[1]
+				if mid := (formula[0] + formula[1]) / 2; mid < (left+right)/2-6 || mid > (left+right)/2+6 {
+					t.Errorf("formula %s centred at %.1f, the column at %.1f", n, mid, (left+right)/2)
+				}
+				if tag[1] < right-4 || tag[1] > right+1 || tag[1]-tag[0] > 20 {
+					t.Errorf("formula %s: tag's ink %.1f-%.1f, want (1) ending at the margin %.1f", n, tag[0], tag[1], right)
+				}
+			}
+		})
+	}
+}
+
+// TestMathTagNoRoom: on a narrow page, a tag with no room beside its
+// formula goes under it, flush right, whole, on both backends. Chromium
+// ran it past the margin, where the theme cut it off, "(Pythagoras, gen"
+// printed and extracted; render-fpdf drew it over the formula.
+func TestMathTagNoRoom(t *testing.T) {
+	pdfcheck.Require(t)
+	backends := []string{"fpdf"}
+	if chromiumAvailable() {
+		backends = append(backends, "chrome")
+	}
+	md := "Above\n\n$$\n\\sum_{i=1}^{n} x_i^2 + y_i^2 + w_i^2 + v_i^2 = z \\tag{Pythagoras, general form}\n$$\n\nBelow\n"
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic", "pageSize": "A6"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			if strings.Contains(fontsOf(t, pdf), "Mono") {
+				t.Error("the formula was printed as source")
+			}
+			words := pdfcheck.Words(t, pdf)
+			above, below := wordIs(t, words, "Above"), wordIs(t, words, "Below")
+			left := above.XMin
+			right := above.PageW - left // the themes' margins are even
+			if backend == "chrome" {
+				// render-fpdf's text for a formula is its TeX, tag and all.
+				if tag := wordIs(t, words, "form)"); tag.XMax > right+1 {
+					t.Errorf("the tag ends at %.1f, past the margin at %.1f", tag.XMax, right)
+				}
+			}
+			// The ink between the two words: the formula's rows, then
+			// the tag's, which overlap no column of the formula's in the
+			// rows they share.
+			dpi := 144
+			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
+			type span struct{ x0, x1 int }
+			var rows []span // per pixel row, its ink's extent; x0 > x1 for none
+			for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
+				s := span{img.w, -1}
+				for x := range img.w {
+					if dark(img.at(x, y)) {
+						s.x0, s.x1 = min(s.x0, x), max(s.x1, x)
+					}
+				}
+				rows = append(rows, s)
+			}
+			// The tag's block is the last run of inked rows; the
+			// formula's, those before it.
+			end := len(rows)
+			for end > 0 && rows[end-1].x1 < 0 {
+				end--
+			}
+			start := end
+			for start > 0 && rows[start-1].x1 >= 0 {
+				start--
+			}
+			tagRows, formulaRows := rows[start:end], rows[:start]
+			formulaInk := 0
+			for _, r := range formulaRows {
+				if r.x1 >= 0 {
+					formulaInk++
+				}
+			}
+			if formulaInk == 0 {
+				t.Fatalf("the formula and its tag on one line: want the tag under it")
+			}
+			tagRight := 0
+			for _, r := range tagRows {
+				tagRight = max(tagRight, r.x1)
+			}
+			if x := float64(tagRight) / img.scale; x < right-4 || x > right+1 {
+				t.Errorf("the tag's ink ends at %.1f, want it at the margin %.1f", x, right)
+			}
+		})
 	}
 }

@@ -466,3 +466,56 @@ func TestServeLogsWhereAccountsLive(t *testing.T) {
 		}
 	})
 }
+
+// TestAccountsNeedTheirDatabase: an accounts command pointed at a data dir
+// without a database (run from another directory than serve, whose data
+// dir is relative to it, or with a mistyped --data-dir) says so and leaves
+// nothing behind; it made an empty database of its own there, where list
+// showed no account and a credit "not found". accounts create may start
+// one, and says where.
+func TestAccountsNeedTheirDatabase(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "typo")
+	for _, args := range [][]string{{"accounts", "list"}, {"accounts", "credit", "usr_x", "5"}, {"accounts", "keys", "list", "usr_x"}} {
+		r := runMdpress(t, nil, append(args, "--data-dir", dir)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "no account database at "+filepath.Join(dir, "mdpress.db")) || r.stdout != "" {
+			t.Errorf("%v: exit %d, want 1 naming the missing database\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%v made %s: %v", args, dir, err)
+		}
+	}
+	r := runMdpress(t, nil, "accounts", "create", "--json", "--data-dir", dir)
+	if r.code != 0 || !strings.Contains(r.stderr, "new account database at "+filepath.Join(dir, "mdpress.db")) {
+		t.Fatalf("accounts create: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var made struct{ UserID string }
+	if err := json.Unmarshal([]byte(r.stdout), &made); err != nil || made.UserID == "" {
+		t.Fatalf("accounts create --json: %v %q", err, r.stdout)
+	}
+	if r := runMdpress(t, nil, "accounts", "list", "--data-dir", dir); r.code != 0 || !strings.Contains(r.stdout, made.UserID) || r.stderr != "" {
+		t.Fatalf("accounts list after create: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAccountsPostgresURLWithoutDriver: a PostgreSQL URL given as the DSN
+// without accounts.driver is refused, by every accounts command, as the
+// URL it is, its password left out. The check for a missing database took
+// it for a data dir's file: list was told to name the data dir, with the
+// password in the path it printed, and create announced a new database
+// at ./postgres:/... before it failed.
+func TestAccountsPostgresURLWithoutDriver(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{config.Env.AccountsDSN + "=postgres://mdpress:hunter2@db.invalid:5432/mdpress?sslmode=disable"}
+	for _, args := range [][]string{{"accounts", "list"}, {"accounts", "create", "--plan", "pro"}} {
+		r := runMdpress(t, env, append(args, "--data-dir", dir)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "is a URL, not a file path; a PostgreSQL DSN needs accounts.driver: postgres") {
+			t.Errorf("%v: exit %d, want 1 saying the DSN is a URL\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "hunter2") || strings.Contains(r.stderr, "new account database") || strings.Contains(r.stderr, "--data-dir") {
+			t.Errorf("%v: misleading or leaking:\n%s", args, r.stderr)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("the data dir holds %v", ents)
+	}
+}

@@ -17,7 +17,7 @@ import (
 // of: a sampler of every GFM construct and of raw HTML inside and outside
 // render-fpdf's subset, the sample corpus, and the parser's test
 // documents. render-fpdf's scripts.md is not among them: the scripts it
-// documents as out of its reach (emoji sequences, Indic, Thai) and the order
+// documents as out of its reach (Indic, Thai) and the order
 // pdftotext reads right-to-left runs in differ by design.
 var parityDocs = []string{
 	"testdata/parity.md",

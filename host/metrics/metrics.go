@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/mdpress/mdpress/host/version"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -94,6 +95,16 @@ func New(reg *prometheus.Registry) *Metrics {
 			Help: "The bound of open client connections (server.maxConnections, lowered to fit the open-file limit).",
 		}),
 	}
+	// The build, as a constant 1 whose labels say what runs: a dashboard
+	// joins on it to mark deploys, and a bug report's scrape names its code.
+	info := version.Get()
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "mdpress_build_info",
+		Help:        "Always 1; its labels name the running build: version, Git commit (revision, \"+dirty\" for a modified tree) and Go version.",
+		ConstLabels: prometheus.Labels{"version": info.Version, "revision": info.Short(), "goversion": info.Go},
+	})
+	build.Set(1)
+	reg.MustRegister(build)
 	reg.MustRegister(m.stageDuration, m.httpRequests, m.httpDuration, m.pluginRestarts,
 		m.creditsCharged, m.undelivered, m.pdfPages, m.pdfBytes,
 		m.connsClosed, m.connsOpen, m.connsSending, m.connsMax,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,11 @@ func TestLintAndMerge(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	// The build's labels come from the binary; their presence is what a
+	// dashboard joins on.
+	if !regexp.MustCompile(`(?m)^mdpress_build_info\{goversion="go[^"]+",revision="[^"]+",version="[^"]+"\} 1$`).Match(body) {
+		t.Errorf("/metrics lacks mdpress_build_info:\n%s", body)
 	}
 	if strings.Contains(string(body), "99") && strings.Contains(string(body), "mdpress_credits_charged_total 99") {
 		t.Error("a plugin overrode a host family")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 )
@@ -63,3 +64,49 @@ func level(s string) slog.Level {
 }
 
 var _ io.Writer = (*slogWriter)(nil)
+
+// maxStdioLine bounds the part of a line a stdioWriter holds while it waits
+// for the line's end; past it, what it holds is logged as a line.
+const maxStdioLine = 64 << 10
+
+// stdioWriter logs what a plugin writes to os.Stdout or os.Stderr once
+// Serve has begun: go-plugin's Serve points them at pipes whose bytes it
+// streams to the host in chunks, and the host dropped them, so a plugin's
+// fmt.Fprintln(os.Stderr, ...) or a library writing there was lost even at
+// debug level, while a line written before Serve was logged. Chunks are
+// cut anywhere: it logs whole lines, as slogWriter reads them (a JSON
+// line at its own level, any other at debug).
+type stdioWriter struct {
+	mu      sync.Mutex
+	out     *slogWriter
+	partial []byte
+}
+
+func newStdioWriter(log *slog.Logger) *stdioWriter { return &stdioWriter{out: &slogWriter{log: log}} }
+
+func (w *stdioWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.partial = append(w.partial, p...)
+			if len(w.partial) >= maxStdioLine {
+				w.flush()
+			}
+			return n, nil
+		}
+		w.partial = append(w.partial, p[:i]...)
+		w.flush()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (w *stdioWriter) flush() {
+	if len(bytes.TrimSpace(w.partial)) > 0 {
+		_, _ = w.out.Write(w.partial)
+	}
+	w.partial = w.partial[:0]
+}

@@ -110,3 +110,31 @@ func TestPluginExitLoggedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioWriterLines: chunks of a plugin's stdio, cut anywhere, are
+// logged as whole lines, a JSON line at its own level and any other at
+// debug; a line longer than maxStdioLine is logged in pieces rather than
+// held without bound.
+func TestStdioWriterLines(t *testing.T) {
+	var out bytes.Buffer
+	w := newStdioWriter(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	for _, chunk := range []string{"first li", "ne\nsecond line\n\nthi", `rd` + "\n" + `{"@level":"warn","@message":"json line"}` + "\n"} {
+		if n, err := w.Write([]byte(chunk)); n != len(chunk) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", chunk, n, err)
+		}
+	}
+	got := out.String()
+	for _, want := range []string{`level=DEBUG msg="first line"`, `level=DEBUG msg="second line"`, `level=DEBUG msg=third`, `level=WARN msg="json line"`} {
+		if !bytes.Contains([]byte(got), []byte(want)) {
+			t.Errorf("no %s in\n%s", want, got)
+		}
+	}
+	if n := bytes.Count(out.Bytes(), []byte("\n")); n != 4 {
+		t.Errorf("%d lines logged, want 4:\n%s", n, got)
+	}
+	out.Reset()
+	w.Write(bytes.Repeat([]byte("x"), maxStdioLine+10))
+	if out.Len() == 0 || len(w.partial) != 0 {
+		t.Errorf("a %d-byte line without its end: %d bytes logged, %d held", maxStdioLine+10, out.Len(), len(w.partial))
+	}
+}

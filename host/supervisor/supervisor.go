@@ -351,6 +351,8 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		GRPCDialOptions:  sdkplugin.DialOptions(),
 		Logger:           newHCLogger(sl.log),
+		SyncStdout:       newStdioWriter(sl.log.With("stream", "stdout")),
+		SyncStderr:       newStdioWriter(sl.log),
 		StartTimeout:     15 * time.Second,
 	})
 	proc := &process{Client: client, cmd: cmd}

@@ -59,7 +59,10 @@ const (
 // MathML presentation markup, compact (a <math> element, display "block"
 // or "inline", without the TeX annotation or browser-only attributes),
 // for a renderer that lays formulas out itself; one without it is printed
-// as source by every renderer, as on Chromium.
+// as source by every renderer, as on Chromium. A display formula numbered
+// with \tag{1} also carries mathtag, the tag as printed ("(1)"), which the
+// MathML does not hold: it goes at the right margin, on the formula's
+// baseline, the formula staying centred.
 type Node struct {
 	Kind     Kind
 	Text     string

@@ -227,7 +227,9 @@ type Document struct {
 	// a document is sent to a plugin, Root wins if both are set. Plugins
 	// always receive Root.
 	Encoded []byte
-	// Title is the text of the first heading, or empty.
+	// Title is the document's title: the text of its first heading, or
+	// empty; parse-goldmark puts the title of a document's front matter
+	// ahead of it.
 	Title string
 	// Outline lists the headings in document order.
 	Outline []Heading

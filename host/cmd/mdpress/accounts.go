@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -18,12 +21,27 @@ import (
 
 func newAccounts(g *globals) *cobra.Command {
 	cmd := group("accounts", "Create and manage accounts, credits and API keys")
-	// with opens the store for one subcommand and closes it after.
-	with := func(fn func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	// opens opens the store for one subcommand and closes it after. Only
+	// accounts create (mayCreate) starts a SQLite database that is not
+	// there yet, and says where.
+	opens := func(mayCreate bool, fn func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			c, err := g.load(cmd)
 			if err != nil {
 				return err
+			}
+			if path := missingSQLite(c); path != "" {
+				// The data dir is relative to the working directory: run
+				// from elsewhere, or with a mistyped --data-dir, every
+				// command made an empty database of its own there, where
+				// list showed no account and the accounts made went to a
+				// database serve never read.
+				if !mayCreate {
+					wd, _ := os.Getwd()
+					return fmt.Errorf("no account database at %s: name the data dir serve uses with --data-dir or %s "+
+						"(a relative one is taken from the working directory, here %s)", path, config.Env.DataDir, wd)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "mdpress: new account database at %s\n", path)
 			}
 			st, err := openStore(cmd.Context(), c)
 			if err != nil {
@@ -41,7 +59,7 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "create --plan NAME [--credits N] [--json]",
 		Short: "Create an account and its first API key (shown once)",
 		Args:  cobra.NoArgs,
-		RunE: with(func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, _ []string) error {
+		RunE: opens(true, func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, _ []string) error {
 			if err := knownPlan(c, plan); err != nil {
 				return err
 			}
@@ -70,7 +88,7 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "list",
 		Short: "List accounts",
 		Args:  cobra.NoArgs,
-		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, _ []string) error {
+		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, _ []string) error {
 			all, err := st.Accounts(ctx)
 			if err != nil {
 				return err
@@ -98,7 +116,7 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "credit USER N",
 		Short: "Add N credits to USER's balance (negative N takes away: credit USER -- -5)",
 		Args:  cobra.ExactArgs(2),
-		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			n, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil {
 				return fmt.Errorf("credit amount must be a whole number: %q", args[1])
@@ -124,7 +142,7 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "set-plan USER PLAN",
 		Short: "Move USER to PLAN (credits follow at the next monthly reset)",
 		Args:  cobra.ExactArgs(2),
-		RunE: with(func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error {
+		RunE: opens(false, func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error {
 			if err := knownPlan(c, args[1]); err != nil {
 				return err
 			}
@@ -143,7 +161,7 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "create USER",
 		Short: "Issue another API key for USER (shown once)",
 		Args:  cobra.ExactArgs(1),
-		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			key, info, err := st.CreateKey(ctx, args[0])
 			if err != nil {
 				return err
@@ -160,7 +178,7 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "list USER",
 		Short: "List USER's keys (ids only; keys are never stored)",
 		Args:  cobra.ExactArgs(1),
-		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			ks, err := st.Keys(ctx, args[0])
 			if err != nil {
 				return err
@@ -172,7 +190,7 @@ func newAccounts(g *globals) *cobra.Command {
 		Use:   "revoke KEY_ID",
 		Short: "Revoke a key",
 		Args:  cobra.ExactArgs(1),
-		RunE: with(func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
+		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			if err := st.RevokeKey(ctx, args[0]); err != nil {
 				return err
 			}
@@ -183,6 +201,20 @@ func newAccounts(g *globals) *cobra.Command {
 	keys.AddCommand(keyCreate, keyList, keyRevoke)
 	cmd.AddCommand(create, list, credit, setPlan, keys)
 	return cmd
+}
+
+// missingSQLite is the SQLite database the config names when it does not
+// exist yet, or "": also when the DSN is no file path (a PostgreSQL URL
+// without accounts.driver), which opening the store refuses, saying why.
+func missingSQLite(c *config.Config) string {
+	if c.Accounts.Driver != accounts.DriverSQLite || accounts.CheckSQLitePath(accountsDSN(c)) != nil {
+		return ""
+	}
+	path := accounts.Where(c.Accounts.Driver, accountsDSN(c))
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return path
+	}
+	return ""
 }
 
 func printKeys(w io.Writer, ks []accounts.KeyInfo) error {
@@ -216,7 +248,13 @@ func ensureDevAccount(ctx context.Context, c *config.Config, plan string, out io
 		return err
 	}
 	if len(all) > 0 {
-		fmt.Fprintf(out, "mdpress: %d account(s) exist; create another key with: bin/mdpress accounts keys create %s\n", len(all), all[0].ID)
+		hint := "bin/mdpress accounts keys create " + all[0].ID
+		// Copied as printed, the command used ./data: on any other data
+		// dir it found no database, or another one.
+		if def, err := filepath.Abs("data"); c.Accounts.Driver == accounts.DriverSQLite && (err != nil || def != c.DataDir) {
+			hint += " --data-dir " + shellQuote(c.DataDir)
+		}
+		fmt.Fprintf(out, "mdpress: %d account(s) exist; create another key with: %s\n", len(all), hint)
 		return nil
 	}
 	// One transaction: a key that failed to be made after its account
@@ -230,6 +268,15 @@ func ensureDevAccount(ctx context.Context, c *config.Config, plan string, out io
 	fmt.Fprintf(out, "mdpress: API key (shown once, stored hashed):\n\n    export MDPRESS_KEY=%s\n\n", key)
 	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $MDPRESS_KEY\" -H 'Content-Type: application/json' \\\n    -d '{\"markdown\":\"# Hi\"}' %s/v1/pdf/markdown -o hi.pdf\n\n", c.PublicURL())
 	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and / . _ - + : , @ %.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func knownPlan(c *config.Config, name string) error {

@@ -32,7 +32,7 @@ func (g *globals) bind(cmd *cobra.Command) {
 	f.StringVar(&g.configPath, "config", "", "config file (env MDPRESS_CONFIG; default: the embedded configs/mdpress.yaml)")
 	f.StringVar(&g.dataDir, "data-dir", "", "data directory (env MDPRESS_DATA_DIR)")
 	f.StringVar(&g.pluginDir, "plugin-dir", "", "directory of plugin binaries (env MDPRESS_PLUGIN_DIR; default: <binary dir>/plugins)")
-	f.StringVar(&g.logLevel, "log-level", "info", "debug, info, warn or error (env MDPRESS_LOG_LEVEL)")
+	f.StringVar(&g.logLevel, "log-level", "info", "debug, info, warn or error (env MDPRESS_LOG_LEVEL; render and plugins default to warn)")
 	f.StringVar(&g.logFormat, "log-format", "text", "text or json (env MDPRESS_LOG_FORMAT)")
 }
 
@@ -61,8 +61,21 @@ func (g *globals) levelName(cmd *cobra.Command) string {
 	if v := os.Getenv("MDPRESS_LOG_LEVEL"); v != "" && !cmd.Flags().Changed("log-level") {
 		return v
 	}
+	if v := cmd.Annotations[defaultLogLevel]; v != "" && !cmd.Flags().Changed("log-level") {
+		return v
+	}
 	return g.logLevel
 }
+
+// defaultLogLevel annotates a command whose default log level is not
+// info: a one-shot command (render, plugins) prints its own result, and a
+// dozen lines of plugins starting and stopping around it buried the one
+// line a user ran it for. Its warnings and errors still show, and
+// --log-level info brings the rest back.
+const defaultLogLevel = "mdpress/default-log-level"
+
+// quiet is the annotation of such a command.
+var quiet = map[string]string{defaultLogLevel: "warn"}
 
 func (g *globals) formatName(cmd *cobra.Command) string {
 	if v := os.Getenv("MDPRESS_LOG_FORMAT"); v != "" && !cmd.Flags().Changed("log-format") {
@@ -101,21 +114,25 @@ func (g *globals) logger(cmd *cobra.Command) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
 }
 
-// load reads the config with environment and flags applied.
-func (g *globals) load(cmd *cobra.Command) (*config.Config, error) {
+// load reads the config with environment and flags applied: the global
+// flags, then the command's own (flags), all before the config is
+// validated.
+func (g *globals) load(cmd *cobra.Command, flags ...func(*config.Config)) (*config.Config, error) {
 	path := g.configPath
 	if path == "" {
 		path = os.Getenv(config.Env.Config)
 	}
-	c, err := config.Load(path, os.Getenv)
+	global := func(c *config.Config) {
+		if cmd.Flags().Changed("data-dir") {
+			c.DataDir = g.dataDir
+		}
+		if cmd.Flags().Changed("plugin-dir") {
+			c.PluginDir = g.pluginDir
+		}
+	}
+	c, err := config.Load(path, os.Getenv, append([]func(*config.Config){global}, flags...)...)
 	if err != nil {
 		return nil, err
-	}
-	if cmd.Flags().Changed("data-dir") {
-		c.DataDir = g.dataDir
-	}
-	if cmd.Flags().Changed("plugin-dir") {
-		c.PluginDir = g.pluginDir
 	}
 	dir, err := filepath.Abs(c.DataDir)
 	if err != nil {

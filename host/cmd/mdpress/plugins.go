@@ -17,9 +17,10 @@ import (
 func newPlugins(g *globals) *cobra.Command {
 	cmd := group("plugins", "List and check the stage plugins")
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "List plugin binaries and which stage each configured one serves",
-		Args:  cobra.NoArgs,
+		Use:         "list",
+		Annotations: quiet,
+		Short:       "List plugin binaries and which stage each configured one serves",
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := g.load(cmd)
 			if err != nil {
@@ -72,9 +73,10 @@ func newPlugins(g *globals) *cobra.Command {
 	}
 	var asJSON bool
 	check := &cobra.Command{
-		Use:   "check",
-		Short: "Start every configured plugin, configure and health-check it, then stop",
-		Args:  cobra.NoArgs,
+		Use:         "check",
+		Annotations: quiet,
+		Short:       "Start every configured plugin, configure and health-check it, then stop",
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := g.logger(cmd)
 			c, err := g.load(cmd)

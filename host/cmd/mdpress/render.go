@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/mdpress/mdpress/core/papers"
 	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/core/request"
+	"github.com/mdpress/mdpress/host/config"
 	"github.com/mdpress/mdpress/host/supervisor"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -21,8 +23,9 @@ import (
 func newRender(g *globals) *cobra.Command {
 	var out, theme, pageSize, numbering, lang, backend string
 	cmd := &cobra.Command{
-		Use:   "render IN.md",
-		Short: "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits)",
+		Use:         "render IN.md",
+		Annotations: quiet,
+		Short:       "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits)",
 		Long: "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits).\n" +
 			"IN.md \"-\" reads standard input, and -o \"-\" writes the PDF to standard output (the default when reading standard input).",
 		Args: cobra.ExactArgs(1),
@@ -32,12 +35,13 @@ func newRender(g *globals) *cobra.Command {
 				return err
 			}
 			log := g.logger(cmd)
-			c, err := g.load(cmd)
+			c, err := g.load(cmd, func(c *config.Config) {
+				if cmd.Flags().Changed("backend") {
+					c.SetBackend(backend)
+				}
+			})
 			if err != nil {
 				return err
-			}
-			if cmd.Flags().Changed("backend") {
-				c.SetBackend(backend)
 			}
 			resolveRender(c, log)
 			in := args[0]
@@ -75,6 +79,12 @@ func newRender(g *globals) *cobra.Command {
 				out = "-"
 			case out == "":
 				out = strings.TrimSuffix(in, filepath.Ext(in)) + ".pdf"
+			}
+			// -o notes.md (a completion one letter too far), or a
+			// source named x.pdf, wrote the PDF over the Markdown; an
+			// output that cannot be written was found after the render.
+			if err := checkOutput(in, out); err != nil {
+				return err
 			}
 			sp, err := specs(c, stage.NameParse, stage.NameStyle, stage.NameRender)
 			if err != nil {
@@ -129,7 +139,7 @@ func newRender(g *globals) *cobra.Command {
 	// A document's language belongs to that document, so it has no
 	// environment twin to carry over to the next one.
 	f.StringVar(&lang, "lang", "", "the document's language, a BCP 47 tag such as fr or pt-BR (default: none claimed)")
-	f.StringVar(&backend, "backend", "", "chrome, fpdf or auto (env MDPRESS_BACKEND)")
+	f.StringVar(&backend, "backend", "", "chrome, fpdf, auto or a render plugin's name (env MDPRESS_BACKEND)")
 	return cmd
 }
 
@@ -159,6 +169,38 @@ func checkUTF8(name string, md []byte) error {
 		}
 		col++
 		i += size
+	}
+	return nil
+}
+
+// checkOutput refuses, before any plugin starts, an output path that
+// names the input file (through a link or not), a directory, or a file in
+// a directory that does not exist.
+func checkOutput(in, out string) error {
+	if out == "-" {
+		return nil
+	}
+	so, err := os.Stat(out)
+	if err == nil && so.IsDir() {
+		name := "document"
+		if in != "-" {
+			name = strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+		}
+		return fmt.Errorf("the output %s is a directory: name a file with -o, e.g. -o %s", out, filepath.Join(out, name+".pdf"))
+	}
+	if err != nil {
+		if d, derr := os.Stat(filepath.Dir(out)); errors.Is(derr, os.ErrNotExist) {
+			return fmt.Errorf("the output %s is in %s, which does not exist", out, filepath.Dir(out))
+		} else if derr == nil && !d.IsDir() {
+			return fmt.Errorf("the output %s is in %s, which is not a directory", out, filepath.Dir(out))
+		}
+		return nil
+	}
+	if in == "-" {
+		return nil
+	}
+	if si, err := os.Stat(in); err == nil && os.SameFile(si, so) {
+		return fmt.Errorf("the output %s is the input file %s: the PDF would overwrite the Markdown; name another with -o", out, in)
 	}
 	return nil
 }

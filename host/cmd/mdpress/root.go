@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mdpress/mdpress/host/version"
 )
 
 func newRoot() *cobra.Command {
@@ -17,8 +19,11 @@ func newRoot() *cobra.Command {
 		// A mistyped level or format would otherwise be dropped quietly.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return g.checkLogging(cmd) },
 	}
+	// --version too, for the habit; `mdpress version --json` for scripts.
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	g.bind(root)
-	root.AddCommand(newServe(g), newAccounts(g), newRender(g), newPlugins(g))
+	root.AddCommand(newServe(g), newAccounts(g), newRender(g), newPlugins(g), newVersion())
 	return root
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -76,4 +78,30 @@ func TestFlagsNameTheirTwins(t *testing.T) {
 		}
 	}
 	walk(newRoot())
+}
+
+// TestVersion: `version` and `--version` print the same build line, and
+// --json the object scripts read.
+func TestVersion(t *testing.T) {
+	run := func(args ...string) string {
+		root := newRoot()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.String()
+	}
+	line := run("version")
+	if !strings.HasPrefix(line, "mdpress ") || !strings.Contains(line, "(commit ") || !strings.Contains(line, runtime.Version()) {
+		t.Errorf("version: %q", line)
+	}
+	if got := run("--version"); got != line {
+		t.Errorf("--version: %q, version: %q", got, line)
+	}
+	var info struct{ Version, Revision, Go, Platform string }
+	if err := json.Unmarshal([]byte(run("version", "--json")), &info); err != nil || info.Go != runtime.Version() || info.Revision == "" || info.Platform == "" {
+		t.Errorf("version --json: %+v, %v", info, err)
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mdpress/mdpress/host/config"
 	"github.com/mdpress/mdpress/host/metrics"
 	"github.com/mdpress/mdpress/host/supervisor"
+	"github.com/mdpress/mdpress/host/version"
 	"github.com/mdpress/mdpress/host/web"
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -42,23 +43,21 @@ func newServe(g *globals) *cobra.Command {
 				return err
 			}
 			log := g.logger(cmd)
-			c, err := g.load(cmd)
+			c, err := g.load(cmd, func(c *config.Config) {
+				if cmd.Flags().Changed("addr") {
+					c.Server.Addr = addr
+				}
+				if cmd.Flags().Changed("backend") {
+					c.SetBackend(backend)
+				}
+				if cmd.Flags().Changed("sink") {
+					c.SetSink(sink)
+				}
+				if cmd.Flags().Changed("public-url") {
+					c.Server.PublicURL = publicURL
+				}
+			})
 			if err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("addr") {
-				c.Server.Addr = addr
-			}
-			if cmd.Flags().Changed("backend") {
-				c.SetBackend(backend)
-			}
-			if cmd.Flags().Changed("sink") {
-				c.SetSink(sink)
-			}
-			if cmd.Flags().Changed("public-url") {
-				c.Server.PublicURL = publicURL
-			}
-			if err := c.Validate(); err != nil {
 				return err
 			}
 			// Before the port opens and any plugin starts.
@@ -176,7 +175,8 @@ func newServe(g *globals) *cobra.Command {
 
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(conns.Listener(ln)) }()
-			log.Info("serving", "addr", ln.Addr().String(), "publicURL", c.PublicURL(), "dataDir", c.DataDir)
+			log.Info("serving", "addr", ln.Addr().String(), "publicURL", c.PublicURL(), "dataDir", c.DataDir,
+				"version", version.Get().Version, "commit", version.Get().Short())
 			select {
 			case err := <-errc:
 				return err
@@ -212,8 +212,8 @@ func newServe(g *globals) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "", "listen address HOST:PORT (env "+config.Env.Addr+")")
-	f.StringVar(&backend, "backend", "", "render backend: chrome, fpdf or auto (env "+config.Env.Backend+")")
-	f.StringVar(&sink, "sink", "", "hosted-file sink: disk or s3 (env "+config.Env.Sink+")")
+	f.StringVar(&backend, "backend", "", "render backend: chrome, fpdf, auto or a render plugin's name (env "+config.Env.Backend+")")
+	f.StringVar(&sink, "sink", "", "hosted-file sink: disk, s3 or a sink plugin's name (env "+config.Env.Sink+")")
 	f.StringVar(&publicURL, "public-url", "", "base of hosted-file URLs (env "+config.Env.PublicURL+")")
 	f.BoolVar(&devAccount, "dev-account", false, "create a development account on first start and print its API key (env MDPRESS_DEV_ACCOUNT)")
 	f.StringVar(&devPlan, "dev-plan", "pro", "plan of the development account (env MDPRESS_DEV_PLAN)")

@@ -5,6 +5,12 @@
 // both the HTML body fragment and the backend-neutral stage.Node tree, so
 // the two never disagree.
 //
+// YAML front matter at the very start of a document is shown as GitHub
+// shows it, as a table of its keys over their values, and its title
+// titles the document (see frontmatter.go). It is cut off before
+// anything else reads the source, so no limit below, no part and no
+// heading id sees it.
+//
 // Raw HTML is part of the product: it passes through untouched here, and
 // the render stage is what keeps it safe.
 //

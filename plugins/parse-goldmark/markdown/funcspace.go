@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	xhtml "golang.org/x/net/html"
 )
@@ -106,10 +105,24 @@ func longIdentifier(s string) bool {
 		if end < 0 {
 			end = len(s)
 		}
-		if utf8.RuneCountInString(strings.TrimSpace(xhtml.UnescapeString(s[:end]))) > 1 {
+		if nameLength(s[:end]) > 1 {
 			return true
 		}
 	}
+}
+
+// nameLength is how many characters an <mi>'s text (as written, escaped)
+// has, not counting variation selectors: the converter ends \mathcal and
+// \mathscr letters with one (𝒪 U+FE00), which made \mathcal{F}x read as a
+// function's name, spaced as \sin x is, in TeX it is not.
+func nameLength(text string) int {
+	n := 0
+	for _, r := range strings.TrimSpace(xhtml.UnescapeString(text)) {
+		if r < 0xFE00 || r > 0xFE0F {
+			n++
+		}
+	}
+	return n
 }
 
 // rowElements are the elements whose children are laid out as a row; the
@@ -160,7 +173,7 @@ func (n *mlNode) isFunc() bool {
 				text.WriteString(k.start)
 			}
 		}
-		return utf8.RuneCountInString(strings.TrimSpace(xhtml.UnescapeString(text.String()))) > 1
+		return nameLength(text.String()) > 1
 	case "msub", "msup", "msubsup", "munder", "mover", "munderover":
 		f := n.first()
 		return f != nil && f.isFunc()

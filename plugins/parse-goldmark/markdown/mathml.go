@@ -58,23 +58,31 @@ type mathConv struct {
 	ok   bool
 	html string // the MathML for the HTML
 	tree string // its compact form for the tree (see compactMathML)
+	tag  string // a display formula's \tag as printed, "(1)" (mathtag.go)
 }
 
 // convert returns the formula's conversion, converting it on first use.
 func (c *mathConv) convert(tex []byte, display bool, b *mathBudget) *mathConv {
 	if !c.done {
 		c.done = true
-		c.html, c.tree, c.ok = toMathML(tex, display, b)
+		c.html, c.tree, c.tag, c.ok = toTaggedMathML(tex, display, b)
 	}
 	return c
 }
 
 // toMathML returns tex as MathML, for the HTML and compacted for the
-// tree, or false when it is printed as source.
+// tree, or false when it is printed as source; a tag is dropped.
 func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bool) {
+	html, tree, _, ok = toTaggedMathML(tex, display, b)
+	return html, tree, ok
+}
+
+// toTaggedMathML is toMathML that also returns a display formula's tag
+// (see displayTag), which the MathML does not hold.
+func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag string, ok bool) {
 	if len(bytes.TrimSpace(tex)) == 0 || len(tex) > maxFormulaBytes || len(tex) > b.tex ||
 		b.time <= 0 || macroDef.Match(tex) {
-		return "", "", false
+		return "", "", "", false
 	}
 	now, release := threadcpu.Clock()
 	start := now()
@@ -84,10 +92,18 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 	}()
 	// The rewrite adds a few bytes per command it rewrites: what the
 	// converter reads is held to its bounds.
-	src, changed, ok := rewriteTeX(tex)
-	if !ok || len(src) > maxFormulaBytes || len(src) > b.tex {
-		return "", "", false
+	src := tex
+	if display {
+		src, tag = displayTag(tex)
 	}
+	src, unnested := nestedAlphabets(src)
+	src, changed, ok := rewriteTeX(src)
+	if !ok || len(src) > maxFormulaBytes || len(src) > b.tex {
+		return "", "", "", false
+	}
+	// fixMathML puts the author's TeX, the tag with it, back in the
+	// annotation.
+	changed = changed || unnested || tag != ""
 	b.tex -= len(src)
 	doc := treeblood.NewDocument(nil, false)
 	doc.PrintOneLine = true
@@ -101,11 +117,11 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 	out = strings.TrimSpace(out)
 	if err != nil {
 		converterFailed(err, tex)
-		return "", "", false
+		return "", "", "", false
 	}
 	if changed || strings.Contains(out, "<menclose") {
 		if out, ok = fixMathML(out, tex); !ok {
-			return "", "", false
+			return "", "", "", false
 		}
 	}
 	if spaced, ok := spaceFunctions(out); ok {
@@ -119,10 +135,10 @@ func toMathML(tex []byte, display bool, b *mathBudget) (html, tree string, ok bo
 	// carried MathML, so that Chromium converts the same formulas: the
 	// tree's form is a part of it, bounded with it.
 	if !ok || len(out) > b.out {
-		return "", "", false
+		return "", "", "", false
 	}
 	b.out -= len(out)
-	return out, tree, true
+	return out, tree, tag, true
 }
 
 // cleanMathML writes s again with each element's attributes in name
@@ -239,7 +255,11 @@ func renderMathInline(w util.BufWriter, _ []byte, node ast.Node, entering bool) 
 	}
 	n := node.(*mathInline)
 	if c := n.conv.convert(n.tex, n.display, budgetOf(n)); c.ok {
-		_, _ = w.WriteString(c.html)
+		if c.tag != "" {
+			writeTagged(w, "span", "math-display-inline", c.html, c.tag)
+		} else {
+			_, _ = w.WriteString(c.html)
+		}
 		return ast.WalkSkipChildren, nil
 	}
 	_, _ = w.WriteString(`<code class="math-tex">`)
@@ -255,6 +275,11 @@ func renderMathBlock(w util.BufWriter, src []byte, node ast.Node, entering bool)
 	n := node.(*mathBlock)
 	tex := mathTeX(n, src)
 	if c := n.conv.convert(tex, true, budgetOf(n)); c.ok {
+		if c.tag != "" {
+			writeTagged(w, "div", "math-display", c.html, c.tag)
+			_, _ = w.WriteString("\n")
+			return ast.WalkSkipChildren, nil
+		}
 		_, _ = w.WriteString(`<div class="math-display">`)
 		_, _ = w.WriteString(c.html)
 		_, _ = w.WriteString("</div>\n")

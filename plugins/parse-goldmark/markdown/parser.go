@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/yuin/goldmark"
@@ -92,7 +93,7 @@ func (p *Parser) Close() error { return nil }
 // checked between the phases; defuse keeps each phase roughly linear in the
 // input, and measure refuses what would still cost too much.
 func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.ParseResponse, error) {
-	src, cfg, release, err := p.admit(ctx, req)
+	src, fm, cfg, release, err := p.admit(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -101,13 +102,16 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
-	root, err := convert(ctx, doc, src, cfg)
+	root, err := convert(ctx, fm, doc, src, cfg)
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
 	if !req.SkipHTML { // a tree renderer never reads the HTML
 		out.Grow(len(src) + len(src)/2)
+		if fm != nil {
+			fm.writeHTML(&out)
+		}
 		// The HTML copies reused link definitions as the tree does, and
 		// under the same budget.
 		budget := outputBudget(len(src))
@@ -122,6 +126,9 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 		return nil, ctxError(err)
 	}
 	title, headings := outline(root)
+	if fm != nil && fm.title != "" {
+		title = fm.title
+	}
 	return &stage.ParseResponse{Document: stage.Document{
 		HTML:    out.String(),
 		Root:    root,
@@ -130,29 +137,36 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	}}, nil
 }
 
-// admit returns the source as goldmark will read it, once defused, and the
+// admit returns the source as goldmark will read it, once its front
+// matter is cut off and it is defused, the front matter or nil, and the
 // configuration it is parsed under, or why it is not parsed at all. It
 // waits for a place to parse in (see running), which release gives back.
-func (p *Parser) admit(ctx context.Context, req *stage.ParseRequest) (src []byte, cfg Config, release func(), err error) {
+func (p *Parser) admit(ctx context.Context, req *stage.ParseRequest) (src []byte, fm *frontMatter, cfg Config, release func(), err error) {
 	cfg = *p.cfg.Load()
 	if err := ctx.Err(); err != nil {
-		return nil, cfg, nil, ctxError(err)
+		return nil, nil, cfg, nil, ctxError(err)
 	}
-	src = defuse([]byte(req.Markdown), lineMarkers, lineIndent)
+	// A byte order mark opens files saved by Windows editors; goldmark
+	// read it as text, so "# Title" was a paragraph that printed "# Title".
+	// cmark and GitHub drop it.
+	// The front matter is cut off first, so that no part of the document
+	// and no limit below sees it (see frontmatter.go).
+	fm, src = splitFrontMatter([]byte(strings.TrimPrefix(req.Markdown, "\ufeff")))
+	src = defuse(src, lineMarkers, lineIndent)
 	if err := measure(src).check(cfg.MaxNodes); err != nil {
-		return nil, cfg, nil, err
+		return nil, nil, cfg, nil, err
 	}
 	select {
 	case p.running <- struct{}{}:
 	case <-ctx.Done():
-		return nil, cfg, nil, ctxError(ctx.Err())
+		return nil, nil, cfg, nil, ctxError(ctx.Err())
 	}
 	// The wait may have outlived a request given up meanwhile.
 	if err := ctx.Err(); err != nil {
 		<-p.running
-		return nil, cfg, nil, ctxError(err)
+		return nil, nil, cfg, nil, ctxError(err)
 	}
-	return src, cfg, func() { <-p.running }, nil
+	return src, fm, cfg, func() { <-p.running }, nil
 }
 
 // ctxError reports a cancelled or expired context as a stage error.

@@ -83,7 +83,7 @@ func TestConvertStopsOnCancel(t *testing.T) {
 	doc := New(nil).md.Parser().Parse(textReader(src))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := convert(ctx, doc, src, DefaultConfig()); stage.CodeOf(err) != stage.CodeTimeout {
+	if _, err := convert(ctx, nil, doc, src, DefaultConfig()); stage.CodeOf(err) != stage.CodeTimeout {
 		t.Fatalf("convert with a cancelled context = %v, want a timeout", err)
 	}
 }
@@ -133,4 +133,28 @@ func TestSkipHTMLKeepsTheTree(t *testing.T) {
 	if lean.Document.Root.PlainText() != full.Document.Root.PlainText() || lean.Document.Title != "Title" || len(lean.Document.Outline) != 1 {
 		t.Fatalf("tree, title or outline changed: %+v", lean.Document)
 	}
+}
+
+// TestByteOrderMark: a UTF-8 byte order mark before the Markdown (Windows
+// editors write one) is dropped, as cmark and GitHub drop it: goldmark
+// read it as text, so the first line's "# Notes" was a paragraph that
+// printed its hash, and the document had no title.
+func TestByteOrderMark(t *testing.T) {
+	const src = "\ufeff# Notes\n\ntext\n"
+	p := New(nil)
+	res, err := p.Parse(t.Context(), &stage.ParseRequest{Markdown: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Document; d.Title != "Notes" || !strings.HasPrefix(d.HTML, `<h1 id="notes"`) || strings.Contains(d.HTML, "\ufeff") {
+		t.Fatalf("title %q, HTML %q: want the heading Notes and no byte order mark", d.Title, d.HTML)
+	}
+	if got := treeText(res.Document.Root); strings.Contains(got, "\ufeff") || strings.Contains(got, "#") {
+		t.Fatalf("tree keeps the mark or the hash:\n%s", got)
+	}
+	_, parts, err := parseParts(t.Context(), New(nil), src)
+	if err != nil || parts.Document.Title != "Notes" {
+		t.Fatalf("ParseParts: title %q, %v; want Notes", parts.Document.Title, err)
+	}
+	checkParts(t, New(nil), src)
 }

@@ -44,7 +44,7 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 		// and a renderer that wants the HTML does not read parts.
 		return p.parseOnePart(ctx, req, emit)
 	}
-	src, cfg, release, err := p.admit(ctx, req)
+	src, fm, cfg, release, err := p.admit(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -53,12 +53,14 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 	// it takes: the tree's MathML is converted part by part.
 	budget := newMathBudget()
 	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src), budget)
+	s.fm = fm
 	err = s.run()
 	if errors.Is(err, errRestart) {
 		// Nothing has been emitted yet: see partStream.holdTo. The
 		// formulas are converted again, within the same time.
 		budget = &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, time: budget.time}
 		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1}, budget)
+		s.fm = fm
 		err = s.run()
 	}
 	if err != nil {
@@ -68,7 +70,10 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 		return nil, ctxError(err)
 	}
 	var title string
-	if len(s.headings) > 0 {
+	switch {
+	case fm != nil && fm.title != "":
+		title = fm.title
+	case len(s.headings) > 0:
 		title = s.headings[0].Text
 	}
 	return &stage.ParseResponse{Document: stage.Document{Title: title, Outline: s.headings}}, nil
@@ -114,6 +119,9 @@ type partStream struct {
 	parts    int // emitted
 	budget   *mathBudget
 	retries  int // parses done again because the part ended inside a block
+	// fm is the document's front matter, cut off src, or nil: the first
+	// part, before any of src.
+	fm *frontMatter
 }
 
 func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit func(stage.Part) error, plan defPlan, budget *mathBudget) *partStream {
@@ -134,6 +142,15 @@ func (p *Parser) newStream(ctx context.Context, src []byte, cfg Config, emit fun
 
 // run parses and emits every part.
 func (s *partStream) run() error {
+	if s.fm != nil {
+		root := &stage.Node{Kind: stage.KindDocument}
+		if err := s.conv.frontMatter(root, s.fm); err != nil {
+			return err
+		}
+		if err := s.deliver(root, 0); err != nil {
+			return err
+		}
+	}
 	size := s.sizes.first
 	for at := 0; ; {
 		end := len(s.src)

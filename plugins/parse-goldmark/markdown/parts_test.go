@@ -144,6 +144,9 @@ var partCases = []struct {
 	{"no newline at the end", "a\n\nb", true},
 	{"autolinks", "www.example.com\n\nhttps://x.org\n\na@b.co\n", true},
 	{"task lists", "- [ ] a\n- [x] b\n\ntext\n\n- [x] c\n", true},
+	{"front matter", "---\ntitle: T\n\ntags: [a, b]\n---\n# T\n\nx\n\n# T\n", true},
+	{"front matter and a reference", "---\nk: v\n---\nSee [x].\n\npara\n\n[x]: /u\n", true}, // the front matter, then one part
+	{"front matter and footnotes", "---\nk: v\n...\nText[^1].\n\n[^1]: note\n", true},
 	{"heading ids across parts", "# Café\n\nx\n\n# Café\n\ny\n\n# café-1\n\n# כותרת\n\nz\n\n# כותרת\n", true},
 }
 
@@ -428,6 +431,7 @@ var partLines = []string{
 	"[x]", "[y] and [z]", "const o = {[k]: v}", "[^1]", "text[^1]", "    more note", "\\[x]: /u",
 	"- [ ] task", "- [x] done", "www.example.com", "\u00a0nbsp",
 	"$$", "  $$", "$$x$$", "$$ a", "b $$", "$x$ and $5", "```math", "- $$", "> $$",
+	"title: T", "k: [a, b]", "...",
 }
 
 // defLines define references, or may: a third of the documents get them.

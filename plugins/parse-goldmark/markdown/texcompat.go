@@ -81,17 +81,29 @@ var texArrows = map[string]string{
 }
 
 // texEnvs are the environments the converter lays out; split is written
-// as aligned, which is the same table. Another (multline, eqnarray)
+// as aligned, which is the same table. Another (multline)
 // would come out as its cells run together with the \\ and & printed,
 // so the formula prints as its source. gather, gather* and gathered,
-// which the converter reads so too, are rewritten as texGather says.
+// which the converter reads so too, are rewritten as texGather says, and
+// eqnarray as texEqnarray says.
 var texEnvs = map[string]string{
 	"split": "aligned", "aligned": "", "align": "", "align*": "", "equation": "", "equation*": "",
 	"cases": "", "array": "", "subarray": "",
 	"matrix": "", "pmatrix": "", "bmatrix": "", "Bmatrix": "", "vmatrix": "", "Vmatrix": "",
 	"matrix*": "", "pmatrix*": "", "bmatrix*": "", "Bmatrix*": "", "vmatrix*": "", "Vmatrix*": "",
 	"gather": "", "gather*": "", "gathered": "",
+	"eqnarray": "", "eqnarray*": "",
 }
+
+// texEqnarray are LaTeX's eqnarray environments: rows of three cells,
+// flush right, centred (the relation) and flush left, in display style,
+// as MathJax draws them. Each is written as such an array, which
+// fixMathML sets in display style as it does gather's.
+var texEqnarray = map[string]bool{"eqnarray": true, "eqnarray*": true}
+
+// rowsEnv reports whether the rewrite writes environment name's rows
+// itself (gather, eqnarray), so that it must end in turn.
+func rowsEnv(name string) bool { return texGather[name] || texEqnarray[name] }
 
 // texGather are the environments of centred rows in display style. Each
 // is written as a one-column centred array, which fixMathML sets in
@@ -211,14 +223,18 @@ func rewriteTeX(tex []byte) (out []byte, changed, ok bool) {
 				envs = append(envs, env{envName, depth})
 			} else if len(envs) > 0 && envs[len(envs)-1].name == envName {
 				envs = envs[:len(envs)-1]
-			} else if texGather[envName] || len(envs) > 0 && texGather[envs[len(envs)-1].name] {
+			} else if rowsEnv(envName) || len(envs) > 0 && rowsEnv(envs[len(envs)-1].name) {
 				// Ended out of turn, which TeX refuses: the rows would not
 				// be the ones written.
 				return nil, false, false
 			}
-			if texGather[envName] {
+			if texGather[envName] || texEqnarray[envName] {
+				columns := "c"
+				if texEqnarray[envName] {
+					columns = "rcl"
+				}
 				if name == "begin" {
-					b.WriteString(`\class{mdpress-gather}{\begin{array}{c}`)
+					b.WriteString(`\class{mdpress-gather}{\begin{array}{` + columns + `}`)
 				} else {
 					b.WriteString(`\end{array}}`)
 				}

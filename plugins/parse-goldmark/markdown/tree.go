@@ -49,9 +49,16 @@ type converter struct {
 	openBuf []byte
 }
 
-func convert(ctx context.Context, doc ast.Node, src []byte, cfg Config) (*stage.Node, error) {
+// convert returns the tree of the front matter fm, when not nil, and of
+// doc, parsed from src.
+func convert(ctx context.Context, fm *frontMatter, doc ast.Node, src []byte, cfg Config) (*stage.Node, error) {
 	c := newConverter(ctx, cfg, len(src))
 	root := &stage.Node{Kind: stage.KindDocument}
+	if fm != nil {
+		if err := c.frontMatter(root, fm); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.document(root, doc, src); err != nil {
 		return nil, err
 	}
@@ -523,11 +530,15 @@ func setAttr(m map[string]string, k, v string) map[string]string {
 	return m
 }
 
-// mathML adds a converted formula's compact MathML to a math node's
+// mathML adds a converted formula's compact MathML, and its tag, to a math node's
 // attributes, counted against the tree's output budget.
 func (c *converter) mathML(attrs map[string]string, conv *mathConv) {
 	if conv.ok {
 		attrs["mathml"] = conv.tree
 		c.charge(len(conv.tree))
+		if conv.tag != "" {
+			attrs["mathtag"] = conv.tag
+			c.charge(len(conv.tag))
+		}
 	}
 }

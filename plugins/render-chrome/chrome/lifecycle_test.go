@@ -34,7 +34,10 @@ func currentProc(t *testing.T, r *Renderer) *process {
 // groupGone waits until no process of the group is left.
 func groupGone(t *testing.T, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	// Generous: each waits for a state, not for how soon it comes, and a
+	// loaded CI machine takes seconds to load a document or free a
+	// gigabyte that a quiet one takes a fraction of one for.
+	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if n := groupSize(pgid); n == 0 {
 			return
@@ -62,7 +65,10 @@ func groupSize(pgid int) int {
 // waitFor polls cond for up to five seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	// Generous: each waits for a state, not for how soon it comes, and a
+	// loaded CI machine takes seconds to load a document or free a
+	// gigabyte that a quiet one takes a fraction of one for.
+	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -241,7 +241,7 @@ func groupRSS(pgid int) (int64, error) {
 			continue
 		}
 		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil {
+		if err != nil || dying(stat, status) {
 			continue
 		}
 		total += statusKB(status, "RssAnon:") << 10
@@ -253,20 +253,58 @@ func groupRSS(pgid int) (int64, error) {
 // statusKB returns the kB figure of a /proc/PID/status line ("RssAnon:
 // 1234 kB"), or 0 when the line is missing (a zombie has none).
 func statusKB(status []byte, key string) int64 {
-	i := bytes.Index(status, []byte("\n"+key))
-	if i < 0 {
-		return 0
-	}
-	line := status[i+1+len(key):]
-	if end := bytes.IndexByte(line, '\n'); end >= 0 {
-		line = line[:end]
-	}
-	f := bytes.Fields(line)
+	f := bytes.Fields(statusLine(status, key))
 	if len(f) == 0 {
 		return 0
 	}
 	kb, _ := strconv.ParseInt(string(f[0]), 10, 64)
 	return kb
+}
+
+// pfExiting is the kernel's PF_EXITING task flag (include/linux/sched.h),
+// field 6 of /proc/PID/stat.
+const pfExiting = 0x4
+
+// sigkillBit is SIGKILL in the signal masks of /proc/PID/status.
+const sigkillBit = 1 << (syscall.SIGKILL - 1)
+
+// dying reports whether a process is going away, from its /proc/PID/stat
+// and status: killed (a SIGKILL pending, sent to it or, for a fatal
+// signal, set by the kernel) or exiting. Its memory is given back
+// without anything more from us, but /proc shows it until the process
+// has run its exit, tens of milliseconds after the kill on a loaded
+// machine, hundreds for a compositor of a gigabyte: counted, the
+// watchdog took the memory of the render it had just stopped for memory
+// still held, and killed the browser under the renders beside it.
+func dying(stat, status []byte) bool {
+	if statExited(stat) {
+		return true
+	}
+	if flags, err := strconv.ParseUint(string(statField(stat, 6)), 10, 64); err == nil && flags&pfExiting != 0 {
+		return true
+	}
+	return statusMask(status, "SigPnd:")&sigkillBit != 0 || statusMask(status, "ShdPnd:")&sigkillBit != 0
+}
+
+// statusMask returns the hex signal mask of a /proc/PID/status line
+// ("SigPnd:\t0000000000000100"), or 0 when it is missing.
+func statusMask(status []byte, key string) uint64 {
+	m, _ := strconv.ParseUint(string(bytes.TrimSpace(statusLine(status, key))), 16, 64)
+	return m
+}
+
+// statusLine returns what follows key on its /proc/PID/status line, or
+// nil when the line is missing.
+func statusLine(status []byte, key string) []byte {
+	i := bytes.Index(status, []byte("\n"+key))
+	if i < 0 {
+		return nil
+	}
+	line := status[i+1+len(key):]
+	if end := bytes.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	return line
 }
 
 // statField returns field i of /proc/PID/stat counted after the command

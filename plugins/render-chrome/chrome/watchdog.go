@@ -187,6 +187,9 @@ type printJob struct {
 // stop ends the render.
 func (e *engine) beginPrint(g *generation, t *tab, stop context.CancelFunc) *printJob {
 	j := &printJob{start: time.Now(), tab: t, stop: stop}
+	// The tab's last document's, until the render sets the new one: a
+	// blame in between would take this render for printing since then.
+	t.printAt.Store(0)
 	e.mu.Lock()
 	g.jobs[j] = struct{}{}
 	e.mu.Unlock()
@@ -213,7 +216,11 @@ const compositorMatch = 250 * time.Millisecond
 // started, when compositorAge (how long ago it started) is known and one
 // began within compositorMatch of it. Otherwise it is the render printing
 // longest: a render reaches the bound only after printing for a while,
-// where an ordinary document prints in well under a second.
+// where an ordinary document prints in well under a second. A render
+// still loading is blamed only when none prints: images are decoded as
+// they print, and the render that began first is often one held loading
+// by a slow remote image beside the one that grows the browser, whose
+// compositor was still too small to match when the bound was passed.
 func (e *engine) blameLocked(g *generation, compositorAge time.Duration, known bool) *printJob {
 	var culprit *printJob
 	if known {
@@ -233,9 +240,14 @@ func (e *engine) blameLocked(g *generation, compositorAge time.Duration, known b
 		}
 	}
 	if culprit == nil {
+		var since int64 // when the culprit's printing began; 0 while loading
 		for j := range g.jobs {
-			if culprit == nil || j.start.Before(culprit.start) {
-				culprit = j
+			at := j.tab.printAt.Load()
+			switch {
+			case culprit == nil,
+				at != 0 && (since == 0 || at < since),
+				at == 0 && since == 0 && j.start.Before(culprit.start):
+				culprit, since = j, at
 			}
 		}
 	}
@@ -268,8 +280,8 @@ func biggestCompositor(pgid int) (pid int, mem int64, age time.Duration) {
 			continue
 		}
 		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil {
-			continue
+		if err != nil || dying(stat, status) {
+			continue // killed already: its memory is on its way back
 		}
 		if m := (statusKB(status, "RssAnon:") + statusKB(status, "RssShmem:")) << 10; m > mem {
 			pid, mem, started = p, m, statField(stat, 19)

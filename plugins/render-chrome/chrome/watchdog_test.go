@@ -64,7 +64,7 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	stop := make(chan struct{})
 	peak := peakRSS(p, stop)
 	a4, _ := papers.Lookup("A4")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	start := time.Now()
 	_, err = r.Render(ctx, &stage.RenderRequest{HTML: doc{body: `<img src="` + svg + `">`}.html(), Page: a4})
@@ -77,7 +77,10 @@ func TestMemoryWatchdogStopsSVGImageBomb(t *testing.T) {
 	if got := <-peak; got > limit+512<<20 {
 		t.Errorf("peak %d MB, bound %d MB", got>>20, limit>>20)
 	}
-	if took > 10*time.Second {
+	// The peak says how soon it was stopped; this, that the watchdog
+	// stopped it and not the deadline. 1-2 s on a quiet machine, up to
+	// 10 s under CPU load, where the bomb also grows slower.
+	if took > 45*time.Second {
 		t.Errorf("stopped after %v", took)
 	}
 	// The browser lives on, its memory given back.
@@ -242,6 +245,64 @@ func TestMemoryWatchdogBlamesTheBomb(t *testing.T) {
 	}
 	if s := r.Stats(); s.MemoryStopped != 1 || s.MemoryRestarts != 0 || s.Launches != 1 {
 		t.Fatalf("stats %+v, want 1 render stopped, no restart, 1 launch", s)
+	}
+}
+
+// TestMemoryWatchdogBlameSparesLoading: when the compositor holding the
+// memory cannot be matched (too small yet when the bound is passed, or
+// gone), the blame falls on the render printing longest, not on a
+// render that began earlier and is still loading, held by a slow remote
+// image: that one has decoded nothing, and its client would be told its
+// document needs too much memory.
+func TestMemoryWatchdogBlameSparesLoading(t *testing.T) {
+	t.Parallel()
+	needTool(t, "pdftotext")
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":2,"allowRemote":true}`, n.options()...)
+	e := r.engine()
+	// The watchdog stays out: the blame is called below, as it would
+	// be with no compositor to match.
+	e.renderMemLimit.Store(1 << 40)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	earlier := renderAsync(ctx, r, doc{body: fmt.Sprintf(`<p>begun earlier</p><img src="%s/stall">`, n.publicURL())}.html())
+	<-n.stalled
+	bomb := renderAsync(ctx, r, doc{body: `<img src="` + svgImageBomb() + `">`}.html())
+	var printing *printJob
+	waitFor(t, "the bomb printing", func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for j := range e.cur.jobs {
+			if j.tab.printAt.Load() != 0 {
+				printing = j
+			}
+		}
+		return printing != nil
+	})
+	e.mu.Lock()
+	gen := e.cur
+	blamed := e.blameLocked(gen, 0, false)
+	e.mu.Unlock()
+	if blamed != printing {
+		// Stop the bomb before failing: nothing else bounds it here.
+		e.stopJob(gen, printing)
+		t.Fatalf("blamed a render loading since %v, want the one printing", time.Since(blamed.start).Round(time.Millisecond))
+	}
+	if !e.stopJob(gen, blamed) {
+		t.Fatal("the blamed render was not stopped")
+	}
+	got := <-bomb
+	if code := stage.CodeOf(got.err); code != stage.CodeTooLarge || !strings.Contains(got.err.Error(), "more memory to print") {
+		t.Fatalf("bomb: %v (code %v), want too large for its memory", got.err, code)
+	}
+	n.release()
+	got = <-earlier
+	if got.err != nil {
+		t.Fatalf("the earlier document: %v (code %v), want its PDF", got.err, stage.CodeOf(got.err))
+	}
+	if text := pdfText(t, got.res.PDF); !strings.Contains(text, "begun earlier") {
+		t.Errorf("the earlier document printed %q", text)
 	}
 }
 

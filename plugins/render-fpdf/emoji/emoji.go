@@ -1,6 +1,7 @@
 // Package emoji finds the colour bitmaps of a CBDT/CBLC emoji font (Noto
 // Color Emoji) so that the layout can draw emoji as images: fpdf's fonts
-// hold outlines only, and the font has none. A Font is parsed once per
+// hold outlines only, and the font has none, and the glyphs it draws
+// sequences of characters with (shape.go). A Font is parsed once per
 // process and read by any number of documents at once; it holds the file
 // and looks each glyph up in place, so nothing is built per character.
 package emoji
@@ -10,6 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
+
+	"github.com/go-text/typesetting/font"
 )
 
 // Font is a parsed colour bitmap font.
@@ -23,6 +27,11 @@ type Font struct {
 	cblc, index []byte
 	indexAt     int // index's offset in cblc
 	ppem        int
+	// shape is the font's shaping tables (shape.go); shapers pools the
+	// per-goroutine state that reads them across the documents of a
+	// process.
+	shape   *font.Font
+	shapers sync.Pool
 }
 
 // Glyph is one emoji's bitmap and where it sits, in pixels of the strike,
@@ -68,6 +77,7 @@ func Parse(data []byte) (*Font, error) {
 	if err := f.strike(); err != nil {
 		return nil, err
 	}
+	f.shape = shaper(tables)
 	return f, nil
 }
 
@@ -149,7 +159,11 @@ func (f *Font) Has(r rune) bool {
 // Glyph returns r's bitmap; false when the font has none, or one in a
 // format other than PNG (17, 18, 19).
 func (f *Font) Glyph(r rune) (Glyph, bool) {
-	id := f.Lookup(r)
+	return f.GlyphByID(f.Lookup(r))
+}
+
+// GlyphByID returns the bitmap of glyph id (from Lookup or Sequence).
+func (f *Font) GlyphByID(id uint16) (Glyph, bool) {
 	if id == 0 {
 		return Glyph{}, false
 	}

@@ -45,8 +45,8 @@ const (
 )
 
 // ID names a face: one of the twelve DejaVu faces, Family*4 + Style, or
-// from Count up a fallback face (Fallbacks), and from Count+MaxFallbacks
-// up the bold face a fallback font may come with (BoldOf).
+// from Count up a fallback face (Fallbacks), from Count+MaxFallbacks up
+// the bold face a fallback font may come with (BoldOf), and last MathAlpha.
 type ID int
 
 // Count is the number of DejaVu faces.
@@ -58,8 +58,8 @@ const Count = 12
 const MaxFallbacks = 8
 
 // MaxFaces bounds the IDs of a Set's faces: DejaVu, fallbacks and their
-// bold faces.
-const MaxFaces = Count + 2*MaxFallbacks
+// bold faces, and MathAlpha.
+const MaxFaces = MathAlpha + 1
 
 // Of returns the face ID of a family and style.
 func Of(f Family, s Style) ID { return ID(int(f)*4 + int(s)) }
@@ -120,6 +120,9 @@ func Load() (*Set, error) {
 		if s.descs[i], err = describe(f); err != nil {
 			return nil, fmt.Errorf("describe %s: %w", name, err)
 		}
+	}
+	if err := s.loadMathAlpha(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -226,5 +229,8 @@ func fontName(path string) string {
 // File returns the embedded TrueType file of a face, for callers that hand
 // whole fonts to fpdf (the naive path that benchmarks compare against).
 func File(id ID) ([]byte, error) {
+	if id == MathAlpha {
+		return files.ReadFile(mathAlphaFile)
+	}
 	return files.ReadFile(fileNames[id])
 }

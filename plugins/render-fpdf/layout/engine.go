@@ -135,10 +135,17 @@ type engine struct {
 	trackers []*tracker
 	images   map[string]imageRef
 	// emoji draws emoji; emojiImages are the images of its glyphs
-	// embedded so far (by glyph id), emojiBoxes their metrics.
+	// embedded so far (by glyph id), emojiBoxes their metrics;
+	// emojiRuns what emoji atoms draw, those of one glyph by glyph id in
+	// glyphRuns, those of the sequences shaped so far in seqRuns (-1:
+	// nothing); glyphBuf is the shaper's reused output.
 	emoji       *emoji.Font
 	emojiImages map[uint16]int
 	emojiBoxes  map[int]emojiBox
+	emojiRuns   []emojiRun
+	glyphRuns   map[uint16]int
+	seqRuns     map[string]int
+	glyphBuf    []uint16
 	emojiCapped bool // MaxEmojiImages reached, and logged
 	// maths are the formulas laid out so far, which formula atoms refer
 	// to; the parser's budget of MathML a document bounds them.

@@ -32,6 +32,9 @@ type mathRef struct {
 	row   *mbox
 	cuts  []int
 	piece bool
+	// tag is a display formula's \tag as printed, "(1)" (the parser's
+	// mathtag), drawn at the right margin.
+	tag string
 }
 
 // formula lays out the MathML of math node n in style st, or reports
@@ -73,8 +76,25 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 	if display {
 		kind = aBlockMath
 	}
-	e.maths = append(e.maths, mathRef{box: b, tex: n.Text, row: row, cuts: cuts})
-	return atom{kind: kind, img: len(e.maths) - 1, w: b.w, imgH: 1, text: n.Text, st: st}, true
+	ref := mathRef{box: b, tex: n.Text, row: row, cuts: cuts}
+	if display {
+		ref.tag = n.Attr("mathtag")
+		for _, r := range ref.tag {
+			if !e.fonts.Face(st.face()).Has(r) {
+				// A tag is drawn in the text's face alone, which lacks
+				// this character: the formula prints as source, whole.
+				return atom{}, false
+			}
+		}
+	}
+	e.maths = append(e.maths, ref)
+	w := b.w
+	if ref.tag != "" {
+		// Where the formula is not on lines of its own (a table's cell),
+		// its tag follows it an em on, as on Chromium: the atom holds both.
+		w += st.size + e.width(ref.tag, st.face(), st.size)
+	}
+	return atom{kind: kind, img: len(e.maths) - 1, w: w, imgH: 1, text: n.Text, st: st}, true
 }
 
 // displayMath lays out a display math block, or reports false to print
@@ -90,15 +110,40 @@ func (e *engine) displayMath(n *stage.Node) bool {
 }
 
 // blockMath places a display formula centred on lines of its own, scaled
-// down to the column's width and the page's height when it is larger.
+// down to the column's width and the page's height when it is larger. Its
+// tag ends at the right margin, on its baseline, as MathJax puts it; a
+// formula that would reach the tag moves left, then shrinks, to keep an
+// em from it, unless that leaves it less than half the column: the tag
+// then goes under it, flush right, as LaTeX puts a tag it has no room
+// for. Drawn beside it at any cost, a long tag on a narrow page (A6, a
+// list's item) was drawn over the formula.
 func (e *engine) blockMath(a atom) {
-	b := e.maths[a.img].box
+	ref := e.maths[a.img]
+	b := ref.box
 	f := a.imgH
-	if w := e.x1 - e.x0; b.w*f > w {
-		f = w / b.w
-	}
 	if h := (e.bottom - e.top) * 0.9; (b.asc+b.desc)*f > h {
 		f = h / (b.asc + b.desc)
+	}
+	col := e.x1 - e.x0
+	right := e.x1 // where the formula must end
+	var tagW float64
+	tagF := 1.0
+	below := false
+	if ref.tag != "" {
+		tagW = e.width(ref.tag, a.st.face(), a.st.size)
+		if tagW > col {
+			// Not past the left margin either.
+			tagF, tagW = col/tagW, col
+		}
+		room := e.x1 - tagW - a.st.size
+		if b.w*f <= room-e.x0 || room-e.x0 >= col/2 {
+			right = room
+		} else {
+			below = true
+		}
+	}
+	if w := right - e.x0; b.w*f > w {
+		f = w / b.w
 	}
 	// At least a line of text high, so that the text a reader extracts
 	// for it (see drawFormula) stays in the formula's room.
@@ -106,15 +151,45 @@ func (e *engine) blockMath(a atom) {
 	asc := math.Max(b.asc, face.Ascent*a.st.size) * f
 	desc := math.Max(b.desc, face.Descent*a.st.size) * f
 	pad := a.st.size * 0.35
-	top := e.place(asc + desc + 2*pad)
+	h := asc + desc + 2*pad
+	var tagLine float64 // the tag's line under the formula, when below
+	if below {
+		tagLine = (face.Ascent + face.Descent) * a.st.size * tagF
+	}
+	// One placement for both, so that the tag is on the formula's page.
+	top := e.place(h + tagLine)
 	base := top + pad + asc
 	e.drawMarkers(base)
-	x := e.x0 + math.Max(0, (e.x1-e.x0-b.w*f)/2)
+	x := e.x0 + math.Max(0, (col-b.w*f)/2)
+	x = math.Max(e.x0, math.Min(x, right-b.w*f))
 	a.imgH = f
-	e.drawFormula(&a, x, base)
+	switch {
+	case ref.tag == "":
+		e.drawFormula(&a, x, base)
+	case below:
+		e.drawTagged(&a, x, base, e.x1-tagW, top+h+face.Ascent*a.st.size*tagF, tagF)
+	default:
+		e.drawTagged(&a, x, base, e.x1-tagW, base, tagF)
+	}
 	if a.st.link != "" {
 		e.link(a.st.link, x, top, b.w*f, e.y-top)
 	}
+}
+
+// drawTagged draws a display formula on baseline base and its tag at
+// tagX on baseline tagBase, scaled by tagF, both inside the span whose
+// text is the formula's TeX: the TeX holds the \tag, and a reader copies
+// it once, not the tag's text after it.
+func (e *engine) drawTagged(a *atom, x, base, tagX, tagBase, tagF float64) {
+	ref := e.maths[a.img]
+	f := a.imgH
+	face := a.st.face()
+	e.used(face).Add(' ')
+	w := tagX + e.width(ref.tag, face, a.st.size*tagF) - x
+	e.add(Item{Kind: MathBegin, X: x, Y: base, W: w, Text: ref.tex, Face: face, Size: a.st.size * f})
+	e.drawBox(ref.box, x, base, f, a.st)
+	e.text(tagX, tagBase, ref.tag, face, &style{size: a.st.size * tagF, color: a.st.color})
+	e.add(Item{Kind: MathEnd, X: x, Y: base, W: w, Face: face, Size: a.st.size * f})
 }
 
 // fitMath breaks inline formulas wider than width where they may break
@@ -156,6 +231,10 @@ func (e *engine) mathExtent(a *atom) (asc, desc float64) {
 func (e *engine) drawFormula(a *atom, x, base float64) {
 	ref := e.maths[a.img]
 	f := a.imgH
+	if ref.tag != "" {
+		e.drawTagged(a, x, base, x+(ref.box.w+a.st.size)*f, base, f)
+		return
+	}
 	face := a.st.face()
 	e.used(face).Add(' ')
 	e.add(Item{Kind: MathBegin, X: x, Y: base, W: ref.box.w * f, Text: ref.tex, Face: face, Size: a.st.size * f})

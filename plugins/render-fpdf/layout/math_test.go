@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"context"
 	"maps"
 	"math"
 	"slices"
@@ -93,6 +94,16 @@ func TestMathGeometry(t *testing.T) {
 		g, _, _ := mathDoc(t, `<mi>𝐯</mi><mi>𝖠</mi>`)
 		if g["v"].Face != fonts.Of(fonts.Serif, fonts.Bold) || g["A"].Face != fonts.Of(fonts.Sans, fonts.Regular) {
 			t.Errorf("bold v and sans A drawn as %+v", g)
+		}
+		// Script (with \mathcal's variation selector), fraktur and
+		// double-struck letters, those of the BMP too, in MathAlpha.
+		g, _, _ = mathDoc(t, `<mi>𝒪︀</mi><mi>𝔤</mi><mi>𝔼</mi><mi>ℝ</mi><mn>𝟙</mn>`)
+		for _, r := range "𝒪𝔤𝔼ℝ𝟙" {
+			set, _ := testFonts()
+			p, _ := set.MathAlphaRune(r)
+			if it, ok := g[string(p)]; !ok || it.Face != fonts.MathAlpha {
+				t.Errorf("%c not drawn in MathAlpha: %+v", r, g)
+			}
 		}
 	})
 	t.Run("accent", func(t *testing.T) {
@@ -415,5 +426,179 @@ func TestMathFunctionSpace(t *testing.T) {
 	g, _, begin := mathDoc(t, `<mi lspace="0.11111em">sin</mi><mi>x</mi>`)
 	if d := g["sin"].X - begin.X; math.Abs(d) > 0.01 {
 		t.Errorf("sin first in its formula %.2f pt from its start", d)
+	}
+	// A \mathcal letter, with its variation selector, is one letter, not
+	// a name: nothing after it (\mathcal{F}x). It was spaced as sin.
+	g, _, _ = mathDoc(t, `<mi>ℱ︀</mi><mi>x</mi>`)
+	f, _ := set.MathAlphaRune('ℱ')
+	cal, x := g[string(f)], g["x"]
+	if d := (x.X - (cal.X + float64(set.Face(cal.Face).Width(f))*cal.Size/1000)) / x.Size; math.Abs(d) > 0.01 {
+		t.Errorf("x %.3f em after ℱ, want none", d)
+	}
+}
+
+// TestMathTag: a display formula's tag (the parser's mathtag for
+// \tag{1}) ends at the column's right edge on the formula's baseline, the
+// formula still centred, both inside the span whose text is the TeX;
+// a formula too wide for the room beside its tag shrinks to keep an em
+// from it. render-fpdf printed a formula with \tag as its source.
+func TestMathTag(t *testing.T) {
+	mml := `<math display="block"><mrow><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></mrow></math>`
+	wide := `<math display="block"><mrow>` + strings.Repeat(`<mi>x</mi><mo>+</mo>`, 40) + `<mi>x</mi></mrow></math>`
+	for _, tc := range []struct {
+		name, mml string
+		inPara    bool
+	}{{"block", mml, false}, {"in a paragraph", mml, true}, {"wide", wide, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tex := `E = mc^2 \tag{1}`
+			var node *stage.Node
+			if tc.inPara {
+				node = para(txt("So "), with(&stage.Node{Kind: stage.KindCodeSpan, Text: tex}, "math", "display", "mathml", tc.mml, "mathtag", "(1)"), txt(" holds."))
+			} else {
+				node = with(&stage.Node{Kind: stage.KindCodeBlock, Text: tex}, "lang", "math", "math", "display", "mathml", tc.mml, "mathtag", "(1)")
+			}
+			d := lay(t, node)
+			set, _ := testFonts()
+			width := func(it Item) float64 {
+				w := 0
+				for _, r := range it.Text {
+					w += set.Face(it.Face).Width(r)
+				}
+				return float64(w) * it.Size / 1000
+			}
+			var begin, end, tag Item
+			var first, last = math.Inf(1), math.Inf(-1) // the formula's glyphs
+			for _, it := range d.Pages[0].Items {
+				switch {
+				case it.Kind == MathBegin:
+					begin = it
+				case it.Kind == MathEnd:
+					end = it
+				case it.Kind == Text && it.Text == "(1)":
+					tag = it
+				case it.Kind == Text && begin.Kind == MathBegin && end.Kind != MathEnd:
+					first = math.Min(first, it.X)
+					last = math.Max(last, it.X+width(it))
+				}
+			}
+			if begin.Kind != MathBegin || begin.Text != tex || tag.Text != "(1)" {
+				t.Fatalf("no tagged formula laid out: %+v", d.Pages[0].Items)
+			}
+			tagW := width(tag)
+			col := d.Content
+			if r := tag.X + tagW; math.Abs(r-col.X1) > 0.5 {
+				t.Errorf("tag ends at %.1f, the column at %.1f", r, col.X1)
+			}
+			if tag.Y != begin.Y {
+				t.Errorf("tag's baseline %.1f, the formula's %.1f", tag.Y, begin.Y)
+			}
+			if end.X+end.W < tag.X+tagW-0.5 || begin.X != first {
+				t.Errorf("the TeX's span %.1f-%.1f does not hold the formula from %.1f and the tag to %.1f", begin.X, end.X+end.W, first, tag.X+tagW)
+			}
+			if tc.name == "wide" {
+				if gap := tag.X - last; last > tag.X || gap > 40 {
+					t.Errorf("the wide formula ends at %.1f, the tag begins at %.1f", last, tag.X)
+				}
+				return
+			}
+			if mid := (first + last) / 2; math.Abs(mid-(col.X0+col.X1)/2) > 1 {
+				t.Errorf("formula centred at %.1f, the column at %.1f", mid, (col.X0+col.X1)/2)
+			}
+		})
+	}
+	// In a table's cell the tag follows the formula an em on, inside the
+	// cell and the TeX's span, as Chromium puts it; it was dropped.
+	t.Run("in a table cell", func(t *testing.T) {
+		formula := with(&stage.Node{Kind: stage.KindCodeSpan, Text: `x \tag{1}`}, "math", "display",
+			"mathml", `<math display="block"><mrow><mi>x</mi></mrow></math>`, "mathtag", "(1)")
+		d := lay(t, n(stage.KindTable, n(stage.KindTableHead, n(stage.KindTableCell, txt("head")), n(stage.KindTableCell, txt("b"))),
+			n(stage.KindTableRow, n(stage.KindTableCell, formula), n(stage.KindTableCell, txt("next")))))
+		var x, tag, next, end Item
+		for _, it := range d.Pages[0].Items {
+			switch {
+			case it.Kind == Text && it.Text == "x":
+				x = it
+			case it.Kind == Text && it.Text == "(1)":
+				tag = it
+			case it.Kind == Text && it.Text == "next":
+				next = it
+			case it.Kind == MathEnd:
+				end = it
+			}
+		}
+		if tag.Text == "" {
+			t.Fatalf("no tag drawn: %+v", d.Pages[0].Items)
+		}
+		set, _ := testFonts()
+		xw := float64(set.Face(x.Face).Width('x')) * x.Size / 1000
+		if gap := tag.X - (x.X + xw); tag.Y != x.Y || math.Abs(gap-x.Size) > 0.5 {
+			t.Errorf("tag at (%.1f, %.1f), %.1f pt after x at (%.1f, %.1f): want an em on, level", tag.X, tag.Y, gap, x.X, x.Y)
+		}
+		if tag.X+10 > next.X || end.X+end.W < tag.X {
+			t.Errorf("tag at %.1f, the next cell's text at %.1f, the span to %.1f", tag.X, next.X, end.X+end.W)
+		}
+	})
+}
+
+// TestMathTagNoRoom: a tag too long to sit beside its formula with an em
+// between them, on a narrow page, goes under the formula, flush right,
+// and a tag wider than the column is scaled into it. The formula was
+// kept to half the column and the tag drawn over it, or past the left
+// margin.
+func TestMathTagNoRoom(t *testing.T) {
+	set, err := testFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a6 := stage.PageSize{Name: "A6", WidthPt: 297.64, HeightPt: 419.53}
+	mml := `<math display="block"><mrow>` + strings.Repeat(`<msubsup><mi>x</mi><mi>i</mi><mn>2</mn></msubsup><mo>+</mo>`, 4) + `<mi>z</mi></mrow></math>`
+	for _, tag := range []string{"(Pythagoras, general form)", strings.Repeat("W", 40)} {
+		t.Run(tag[:4], func(t *testing.T) {
+			node := with(&stage.Node{Kind: stage.KindCodeBlock, Text: `x \tag{...}`}, "lang", "math", "math", "display", "mathml", mml, "mathtag", tag)
+			d, err := Layout(context.Background(), n(stage.KindDocument, node), Options{Page: a6, Fonts: set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			width := func(it Item) float64 {
+				w := 0
+				for _, r := range it.Text {
+					w += set.Face(it.Face).Width(r)
+				}
+				return float64(w) * it.Size / 1000
+			}
+			var begin, end, tagIt Item
+			var glyphs []Item
+			for _, it := range d.Pages[0].Items {
+				switch {
+				case it.Kind == MathBegin:
+					begin = it
+				case it.Kind == MathEnd:
+					end = it
+				case it.Kind == Text && it.Text == tag:
+					tagIt = it
+				case it.Kind == Text && begin.Kind == MathBegin && end.Kind != MathEnd:
+					glyphs = append(glyphs, it)
+				}
+			}
+			if tagIt.Text == "" || len(glyphs) == 0 {
+				t.Fatalf("no tagged formula laid out: %+v", d.Pages[0].Items)
+			}
+			col := d.Content
+			if tagIt.X < col.X0-0.5 || tagIt.X+width(tagIt) > col.X1+0.5 {
+				t.Errorf("tag drawn from %.1f to %.1f, the column is %.1f-%.1f", tagIt.X, tagIt.X+width(tagIt), col.X0, col.X1)
+			}
+			face := set.Face(tagIt.Face)
+			tagTop := tagIt.Y - face.Ascent*tagIt.Size
+			for _, g := range glyphs {
+				gf := set.Face(g.Face)
+				// Overlapping boxes: across and down.
+				if g.X < tagIt.X+width(tagIt) && tagIt.X < g.X+width(g) && tagTop < g.Y+gf.Descent*g.Size {
+					t.Errorf("formula's %q at (%.1f, %.1f) under the tag at (%.1f-%.1f, %.1f)", g.Text, g.X, g.Y, tagIt.X, tagIt.X+width(tagIt), tagIt.Y)
+				}
+			}
+			if end.X+end.W < tagIt.X+width(tagIt)-0.5 || begin.X > glyphs[0].X {
+				t.Errorf("the TeX's span %.1f-%.1f does not hold the formula and the tag", begin.X, end.X+end.W)
+			}
+		})
 	}
 }

@@ -4,10 +4,11 @@ import "github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 
 // The converter writes \mathbf, \mathit, \mathsf, \mathtt and
 // \boldsymbol as Unicode's mathematical alphanumerics (U+1D400-U+1D7FF),
-// which no embedded font has. Those of them that a DejaVu face draws, the
-// bold, italic, sans-serif and monospace alphabets, are drawn as their
+// which the text faces do not map. Those of them that a DejaVu face draws,
+// the bold, italic, sans-serif and monospace alphabets, are drawn as their
 // plain letter in that face; script, fraktur and double-struck letters
-// are not (the formula is printed as source).
+// (\mathcal, \mathscr, \mathfrak, \mathbb) in the face made for them,
+// fonts.MathAlpha.
 
 // mathAlnum returns the letter or digit r stands for and the face that
 // draws it, or false when r is not one of the alphabets above.

@@ -250,8 +250,11 @@ func (m *mathLayout) glyphs(text string, want fonts.ID, size float64) (*mbox, er
 			continue
 		}
 		w := want
-		if r > 0xFFFF {
-			var ok bool
+		if p, ok := m.e.fonts.MathAlphaRune(r); ok {
+			// Script, fraktur and double-struck letters, ℝ and ℒ too, so
+			// that \mathbb{R} and \mathbb{E} are of one design.
+			r, w = p, fonts.MathAlpha
+		} else if r > 0xFFFF {
 			if r, w, ok = mathAlnum(r); !ok {
 				return nil, errMathUnsupported
 			}
@@ -301,7 +304,9 @@ const (
 func opClassOf(n *mnode) opClass {
 	switch n.tag {
 	case "mi":
-		if utf8.RuneCountInString(strings.TrimSpace(n.text)) > 1 {
+		// Not counting variation selectors: \mathcal{F} is ℱ U+FE00, one
+		// letter, not a function's name.
+		if utf8.RuneCountInString(strings.TrimSpace(n.text))-variationSelectors(n.text) > 1 {
 			return opFunc
 		}
 	case "mo":
@@ -553,4 +558,15 @@ func (m *mathLayout) strokedFence(text string, top, bottom, size float64) *mbox 
 		}
 	}
 	return out
+}
+
+// variationSelectors counts the variation selectors in s.
+func variationSelectors(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0xFE00 && r <= 0xFE0F {
+			n++
+		}
+	}
+	return n
 }

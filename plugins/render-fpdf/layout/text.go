@@ -193,12 +193,14 @@ func (e *engine) textAtoms(out []atom, s string, st *style) []atom {
 		// U+FFFD, one byte of the three that rune is written in, and the
 		// tree's text is a third-party parser's bytes.
 		_, size := utf8.DecodeRuneInString(s[i:])
-		if a, n, ok := e.emojiAt(s[i:], r, size, rr, st); ok {
+		a, n, ok := e.emojiAt(s[i:], r, size, rr, st)
+		if ok {
 			flush()
 			out = append(out, a)
 			skip = i + n
 			continue
 		}
+		skip = i + n
 		r = rr
 		if face != cur {
 			flush()
@@ -267,12 +269,14 @@ func (e *engine) preAtoms(line []preRun) []atom {
 			default:
 				rr, face := e.resolve(r, want)
 				_, size := utf8.DecodeRuneInString(run.text[i:]) // as in textAtoms
-				if a, n, ok := e.emojiAt(run.text[i:], r, size, rr, st); ok {
+				a, n, ok := e.emojiAt(run.text[i:], r, size, rr, st)
+				if ok {
 					flush()
 					out = append(out, a)
 					skip, col = i+n, col+2 // an emoji takes two columns in a terminal
 					continue
 				}
+				skip = i + n
 				put(rr, face)
 			}
 		}

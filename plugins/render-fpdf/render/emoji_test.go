@@ -69,7 +69,7 @@ func within(a, b, tol byte) bool { return max(a, b)-min(a, b) <= tol }
 // their line, the text reads back in order with the emoji in it, a glyph
 // used many times is embedded once, U+FE0F asks for the emoji of a
 // character DejaVu has (⚠️) while the bare one stays text, and a ZWJ
-// sequence is drawn as its first emoji but reads back whole.
+// sequence and a skin tone are each one image and read back whole.
 func TestEmojiDrawnAsImages(t *testing.T) {
 	needEmojiFont(t)
 	needTool(t, "pdftotext")
@@ -123,8 +123,8 @@ func TestEmojiDrawnAsImages(t *testing.T) {
 		t.Errorf("⚠ without U+FE0F drawn as an emoji")
 	}
 
-	// 🚀 six times, ✅ twice, ⚠️, 👨 and 👍: five images, each with its
-	// soft mask.
+	// 🚀 six times, ✅ twice, ⚠️, 👨‍👩‍👧 and 👍🏽: five images, each with
+	// its soft mask.
 	if n := imageObjects(t, resp.PDF); n != 5 {
 		t.Errorf("%d images embedded, want 5 (one per glyph)", n)
 	}

@@ -159,6 +159,53 @@ func TestMathLaidOut(t *testing.T) {
 	}
 }
 
+// TestMathAlphabets: script, fraktur and double-struck letters
+// (\mathcal{O}, \mathscr, \mathfrak, \mathbb{E}, ℝ and ℒ) are laid out in
+// the face made of DejaVu Math TeX Gyre's, as Chromium draws them, inline
+// and in display. render-fpdf printed every formula holding one that
+// Unicode puts above U+FFFF as its source, in the monospace face.
+func TestMathAlphabets(t *testing.T) {
+	needTool(t, "pdftoppm")
+	// The parser's MathML for these sources; \mathcal and \mathscr end
+	// their letter with a variation selector.
+	const (
+		texInline  = `\mathcal{O}(n)`
+		mmlInline  = `<math display="inline"><mrow><mi>𝒪︀</mi><mo form="prefix" stretchy="false">(</mo><mi>n</mi><mo form="postfix" stretchy="false">)</mo></mrow></math>`
+		texDisplay = `\mathfrak{g}=\mathscr{F}+\mathbb{E}\mathbb{R}\mathcal{L}\mathbb{1}`
+		mmlDisplay = `<math display="block"><mrow><mi>𝔤</mi><mo>=</mo><mi>ℱ︁</mi><mo>+</mo><mi>𝔼</mi><mi>ℝ</mi><mi>ℒ︀</mi><mn>𝟙</mn></mrow></math>`
+	)
+	r := newRenderer(t, "")
+	d := doc(para(txt("Cost "), inlineMath(texInline, mmlInline), txt(" here.")), displayMath(texDisplay, mmlDisplay))
+	resp := renderPDF(t, r, req{doc: d, tokens: basicTokens, numbering: stage.NumberingNone})
+	if usesMono(t, resp.PDF) {
+		t.Error("a formula was printed as source, in the monospace face")
+	}
+	alpha := false
+	for _, f := range pdfFonts(t, resp.PDF) {
+		alpha = alpha || strings.HasSuffix(f[0], "+DejaVuMathTeXGyre-Alphabets")
+	}
+	if !alpha {
+		t.Errorf("no DejaVu Math TeX Gyre letters embedded: %v", pdfFonts(t, resp.PDF))
+	}
+	page := pdfBoxes(t, resp.PDF)[0]
+	g := grayPage(t, resp.PDF, 144)
+	// Each formula's word spans its letters, and they are inked: the
+	// script O is about as wide as a capital, eight letters and
+	// operators are several times that.
+	for _, c := range []struct {
+		tex      string
+		min, max float64
+	}{{texInline, 20, 45}, {texDisplay, 70, 160}} {
+		w := findWord(t, page, c.tex)
+		if ww := w.X1 - w.X0; ww < c.min || ww > c.max {
+			t.Errorf("%s is %.1f pt wide, want %.0f-%.0f", c.tex, ww, c.min, c.max)
+		}
+		if run := g.darkRow(w.X0, w.Y0, w.X0+0.3*(w.X1-w.X0), w.Y1); run == 0 {
+			t.Errorf("%s: no ink at its start", c.tex)
+		}
+	}
+}
+
 // TestMathFallback: a formula outside the laid-out subset, or one the
 // parser did not convert, is printed whole as its TeX source in the
 // monospace face, as before; never partly laid out.
@@ -170,7 +217,7 @@ func TestMathFallback(t *testing.T) {
 		"colour":           {`\color{red}{x}`, `<math display="block"><mrow><mstyle mathcolor="red"><mi>x</mi></mstyle></mrow></math>`},
 		"textcolor":        {`\textcolor{red}{x+y}`, `<math display="block"><mrow><mrow mathcolor="red"><mi>x</mi><mo>+</mo><mi>y</mi></mrow></mrow></math>`},
 		"textcolor token":  {`\textcolor{red}{x}`, `<math display="block"><mrow><mi mathcolor="red">x</mi></mrow></math>`},
-		"no glyph":         {`\mathfrak{g}`, `<math display="block"><mrow><mi>𝔤</mi></mrow></math>`},
+		"no glyph":         {`\hieroglyph`, `<math display="block"><mrow><mi>𓀀</mi></mrow></math>`},
 		"variant":          {`\mathscr{A}`, `<math display="block"><mi mathvariant="script">A</mi></math>`},
 		"not converted":    {`\frac{a`, ""},
 		"malformed":        {`x`, `<math><mi>x</mi>`},

@@ -152,7 +152,7 @@ func (r *Renderer) fontSet() (*fonts.Set, error) {
 			return nil, err
 		}
 		r.fonts = set
-		r.log.Debug("fonts parsed", "took", time.Since(start))
+		r.log.Debug("fonts parsed", "took", time.Since(start).Round(time.Millisecond).String())
 	}
 	return r.fonts, nil
 }
@@ -264,7 +264,7 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	if err != nil {
 		return nil, layoutError(err, cfg.MaxPages)
 	}
-	r.log.Debug("rendered", "pages", len(doc.Pages), "bytes", len(pdf), "took", time.Since(start))
+	r.log.Debug("rendered", "pages", len(doc.Pages), "bytes", len(pdf), "took", time.Since(start).Round(10*time.Microsecond).String())
 	return &stage.RenderResponse{PDF: pdf, Pages: len(doc.Pages)}, nil
 }
 

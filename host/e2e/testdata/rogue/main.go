@@ -43,6 +43,14 @@ func (r *rogue) Render(_ context.Context, req *stage.RenderRequest) (*stage.Rend
 		return &stage.RenderResponse{}, nil
 	case "long-error":
 		return nil, stage.Errorf(stage.CodeInvalid, "%s", strings.Repeat("Z", 1<<20))
+	case "stdio":
+		// What a plugin's own prints, or a library's, write once Serve
+		// has begun: go-plugin has pointed os.Stderr and os.Stdout at
+		// pipes by then. One line is cut in two writes.
+		fmt.Fprint(os.Stderr, "rogue: a line on stderr, ")
+		fmt.Fprintln(os.Stderr, "written in two parts")
+		fmt.Fprintln(os.Stdout, "rogue: a line on stdout")
+		return &stage.RenderResponse{PDF: []byte("%PDF-1.4\n%%EOF\n"), Pages: 1}, nil
 	}
 	return &stage.RenderResponse{PDF: []byte("this is not a pdf"), Pages: 1}, nil
 }
