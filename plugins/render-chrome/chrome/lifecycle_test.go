@@ -158,7 +158,7 @@ func TestHungBrowserIsReplaced(t *testing.T) {
 func TestFullQueueAnswersBusy(t *testing.T) {
 	t.Parallel()
 	n := newTestNet(t)
-	r := newRenderer(t, `{"tabs":1,"queue":1,"allowRemote":true}`, n.options()...)
+	r := newRenderer(t, `{"tabs":1,"queue":1,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
 
 	holding := renderAsync(context.Background(), r, stalledDoc(n))
 	<-n.stalled

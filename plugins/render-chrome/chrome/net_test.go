@@ -62,6 +62,9 @@ func newTestNet(t *testing.T) *testNet {
 	mux.HandleFunc("/chain2", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://0x7f000001:"+n.privatePort()+"/via-chain", http.StatusTemporaryRedirect)
 	})
+	// Held until release, or until the render's remoteTimeout (10 s by
+	// default) gives up on it: a test whose setup may take that long on a
+	// loaded machine, and needs the image held past it, sets a longer one.
 	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
 		n.stalled <- struct{}{}
 		select {

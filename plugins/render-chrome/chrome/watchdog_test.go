@@ -21,7 +21,7 @@ func TestMemoryWatchdogStopsRender(t *testing.T) {
 	t.Parallel()
 	n := newTestNet(t)
 	defer n.release()
-	r := newRenderer(t, `{"tabs":1,"allowRemote":true}`, n.options()...)
+	r := newRenderer(t, `{"tabs":1,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
 	old := currentProc(t, r)
 	// Any browser is above 1 MB. Set after Configure, whose first tab
 	// would be stopped too.
@@ -114,7 +114,7 @@ func TestMemoryWatchdogSparesNeighbours(t *testing.T) {
 	needTool(t, "pdftotext")
 	n := newTestNet(t)
 	defer n.release()
-	r := newRenderer(t, `{"tabs":4,"allowRemote":true}`, n.options()...)
+	r := newRenderer(t, `{"tabs":4,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
 	e := r.engine()
 	old := currentProc(t, r)
 	base, err := old.rss()
@@ -179,7 +179,7 @@ func TestMemoryWatchdogRetriesNeighbours(t *testing.T) {
 	needTool(t, "pdftotext")
 	n := newTestNet(t)
 	defer n.release()
-	r := newRenderer(t, `{"tabs":4,"allowRemote":true}`, n.options()...)
+	r := newRenderer(t, `{"tabs":4,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
 	e := r.engine()
 	old := currentProc(t, r)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
@@ -218,7 +218,7 @@ func TestMemoryWatchdogBlamesTheBomb(t *testing.T) {
 	needTool(t, "pdftotext")
 	n := newTestNet(t)
 	defer n.release()
-	r := newRenderer(t, `{"tabs":2,"allowRemote":true}`, n.options()...)
+	r := newRenderer(t, `{"tabs":2,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
 	e := r.engine()
 	p := currentProc(t, r)
 	base, err := p.rss()
@@ -259,7 +259,7 @@ func TestMemoryWatchdogBlameSparesLoading(t *testing.T) {
 	needTool(t, "pdftotext")
 	n := newTestNet(t)
 	defer n.release()
-	r := newRenderer(t, `{"tabs":2,"allowRemote":true}`, n.options()...)
+	r := newRenderer(t, `{"tabs":2,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
 	e := r.engine()
 	// The watchdog stays out: the blame is called below, as it would
 	// be with no compositor to match.
@@ -314,7 +314,7 @@ func TestMemoryWatchdogStopAfterPrintSparesNextRender(t *testing.T) {
 	t.Parallel()
 	n := newTestNet(t)
 	defer n.release()
-	r := newRenderer(t, `{"tabs":1,"allowRemote":true}`, n.options()...)
+	r := newRenderer(t, `{"tabs":1,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
 	e := r.engine()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
