@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -310,5 +311,47 @@ func TestClosedConnectionIsUnavailable(t *testing.T) {
 	_, err = c.Commit(context.Background(), &stage.CommitRequest{ReservationID: "r1"})
 	if code := stage.CodeOf(err); code != stage.CodeUnavailable || errors.Is(err, context.Canceled) {
 		t.Fatalf("call on a closed connection: %v (code %v), want unavailable and no cancellation", err, code)
+	}
+}
+
+// labelPerDocument writes a family with a series per document, as a plugin
+// that labels by document would, ignoring write errors as fmt.Fprintf's
+// callers do; written counts the bytes its writer took.
+type labelPerDocument struct {
+	fakeStages
+	series  int
+	written int
+}
+
+func (l *labelPerDocument) WriteMetrics(w io.Writer) error {
+	fmt.Fprint(w, "# TYPE per_doc gauge\n")
+	for i := range l.series {
+		n, _ := fmt.Fprintf(w, "per_doc{doc=\"%040d\"} 1\n", i)
+		l.written += n
+	}
+	return nil
+}
+
+// TestMetricsCappedInThePlugin: an answer over MaxMetricsBytes is cut off
+// where it is written, in the plugin, and the host's client reports
+// ErrMetricsTooLarge; one within the bound crosses whole.
+func TestMetricsCappedInThePlugin(t *testing.T) {
+	huge := &labelPerDocument{series: 1_000_000}
+	client := connect(t, stage.NameRender, huge)
+	if _, err := client.Metrics(context.Background()); !errors.Is(err, ErrMetricsTooLarge) {
+		t.Fatalf("a million series: %v, want ErrMetricsTooLarge", err)
+	}
+	if huge.written > MaxMetricsBytes {
+		t.Fatalf("the plugin's writer took %d bytes, past the %d the host accepts", huge.written, MaxMetricsBytes)
+	}
+
+	fits := &labelPerDocument{series: maxMetricsText / 60}
+	client = connect(t, stage.NameRender, fits)
+	text, err := client.Metrics(context.Background())
+	if err != nil {
+		t.Fatalf("%d series: %v", fits.series, err)
+	}
+	if len(text) != fits.written+len("# TYPE per_doc gauge\n") || !bytes.HasSuffix(text, []byte(fmt.Sprintf("per_doc{doc=\"%040d\"} 1\n", fits.series-1))) {
+		t.Fatalf("got %d bytes of metrics, want %d ending with the last series", len(text), fits.written+21)
 	}
 }

@@ -23,8 +23,9 @@ import (
 // MetricsWriter is implemented by plugins that expose Prometheus families of
 // their own. WriteMetrics writes them in the text exposition format; the
 // host merges them into its /metrics. The SDK stays free of client_golang.
-// The host leaves out, and logs once, an answer over MaxMetricsBytes, one
-// that takes over 2 s, and a family with a series name the host or an
+// The host leaves out, and logs once, an answer over MaxMetricsBytes (w
+// fails every write past it, ErrMetricsTooLarge: stop there), one that
+// takes over 2 s, and a family with a series name the host or an
 // earlier plugin already writes (go_*, process_* among them).
 type MetricsWriter interface {
 	WriteMetrics(w io.Writer) error

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/mdpress/mdpress/sdk/internal/pb"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -68,11 +70,38 @@ func (s *baseServer) Metrics(_ context.Context, _ *pb.MetricsRequest) (*pb.Metri
 	if !ok {
 		return &pb.MetricsResponse{}, nil
 	}
-	var buf bytes.Buffer
-	if err := mw.WriteMetrics(&buf); err != nil {
+	w := &cappedWriter{max: maxMetricsText}
+	err := mw.WriteMetrics(w)
+	if w.over {
+		return nil, status.Error(codes.ResourceExhausted, ErrMetricsTooLarge.Error())
+	}
+	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.MetricsResponse{Text: buf.Bytes()}, nil
+	return &pb.MetricsResponse{Text: w.buf.Bytes()}, nil
+}
+
+// maxMetricsText is the most text a Metrics answer carries: the host's
+// MaxMetricsBytes less the few bytes protobuf frames the field with.
+const maxMetricsText = MaxMetricsBytes - 16
+
+// cappedWriter refuses every write once max bytes would be passed. The
+// host refuses a bigger answer anyway; without the cap a plugin with a
+// label per document built, encoded and sent 60 MB on every scrape to be
+// refused, and took over 2 s at it on a loaded machine, so the host
+// logged it as hung.
+type cappedWriter struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	if w.over || w.buf.Len()+len(p) > w.max {
+		w.over = true
+		return 0, ErrMetricsTooLarge
+	}
+	return w.buf.Write(p)
 }
 
 type authServer struct {
