@@ -108,11 +108,10 @@ func parseFrontMatter(y []byte) (fm *frontMatter) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil
 	}
-	m := doc.Content[0]
 	fm = &frontMatter{}
 	w := fmWriter{left: maxFrontMatterText}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
+	for _, p := range pairs(doc.Content[0], &w.left, 0) {
+		k, v := p.key, p.value
 		fm.keys = append(fm.keys, w.cell(k))
 		fm.values = append(fm.values, w.cell(v))
 		if fm.title == "" && isTitle(k) {
@@ -137,6 +136,90 @@ func resolve(n *yaml.Node) *yaml.Node {
 		return n.Alias
 	}
 	return n
+}
+
+// pair is a key of a YAML mapping and its value.
+type pair struct{ key, value *yaml.Node }
+
+// pairs returns the pairs of the mapping m as a YAML loader builds its
+// map, Jekyll's among them: a merge key ("<<: *defaults") brings in, where
+// it stands, the pairs of the mapping or mappings it names, an earlier
+// mapping winning over a later and m's own keys over all; and a key set
+// twice keeps its first place and takes its last value. Laid
+// out as written, a merge showed as a column "<<" and a duplicate key as
+// two columns. Each pair looked at costs one of *budget, so that merges
+// of merges of aliases stay bounded as the writer's aliases are.
+func pairs(m *yaml.Node, budget *int, depth int) []pair {
+	if *budget <= 0 {
+		return nil
+	}
+	var out []pair
+	at := map[string]int{} // a scalar key's index in out
+	for i := 0; i+1 < len(m.Content) && *budget > 0; i += 2 {
+		*budget--
+		k, v := m.Content[i], m.Content[i+1]
+		rk := resolve(k)
+		if rk.Kind == yaml.ScalarNode && rk.ShortTag() == "!!merge" && depth < maxFrontMatterDepth {
+			for _, src := range mergeSources(resolve(v)) {
+				if *budget <= 0 {
+					break
+				}
+				for _, p := range pairs(src, budget, depth+1) {
+					name, ok := keyName(p.key)
+					if !ok {
+						out = append(out, p)
+						continue
+					}
+					if _, seen := at[name]; seen {
+						continue
+					}
+					at[name] = len(out)
+					out = append(out, p)
+				}
+			}
+			continue
+		}
+		name, ok := keyName(k)
+		if !ok {
+			out = append(out, pair{k, v})
+			continue
+		}
+		if j, seen := at[name]; seen {
+			out[j].value = v
+			continue
+		}
+		at[name] = len(out)
+		out = append(out, pair{k, v})
+	}
+	return out
+}
+
+// mergeSources returns the mappings a merge key's value names: a mapping,
+// or a list of them.
+func mergeSources(v *yaml.Node) []*yaml.Node {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return []*yaml.Node{v}
+	case yaml.SequenceNode:
+		var srcs []*yaml.Node
+		for _, c := range v.Content {
+			if c := resolve(c); c.Kind == yaml.MappingNode {
+				srcs = append(srcs, c)
+			}
+		}
+		return srcs
+	}
+	return nil
+}
+
+// keyName returns the text of a scalar key, through an alias, and whether
+// it is one; a merge key is none.
+func keyName(k *yaml.Node) (string, bool) {
+	k = resolve(k)
+	if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+		return "", false
+	}
+	return k.Value, true
 }
 
 // fmWriter writes YAML values as one line of text each, out of a budget
@@ -194,13 +277,13 @@ func (w *fmWriter) value(n *yaml.Node, depth int) {
 			open, end = "{", "}"
 		}
 		w.write(open)
-		for i := 0; i+1 < len(n.Content); i += 2 {
+		for i, p := range pairs(n, &w.left, depth) {
 			if i > 0 {
 				w.write(sep)
 			}
-			w.value(n.Content[i], depth+1)
+			w.value(p.key, depth+1)
 			w.write(":")
-			if v := resolve(n.Content[i+1]); v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
+			if v := resolve(p.value); v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
 				w.write(" ")
 				w.value(v, depth+1)
 			}

@@ -66,6 +66,12 @@ func TestFrontMatter(t *testing.T) {
 			{{"k0", "k1", "k2", "k3", "k4", "k5"}, {"v0", "v1", "v2", "v3", "v4", "v5"}},
 			{{"k6", "k7", "k8", "k9", "k10", "k11"}, {"v6", "v7", "v8", "v9", "v10", "v11"}},
 			{{"k12"}, {"v12"}}}, ""},
+		{"duplicate keys: first place, last value", "---\ntitle: Old\ndate: D\ntitle: New\n---\n", [][2][]string{{{"title", "date"}, {"New", "D"}}}, "New"},
+		{"merge key", "---\ndefaults: &d {layout: post, title: Base}\npage:\n  <<: *d\n  layout: page\n<<: *d\nauthor: A\ntitle: Mine\n---\n",
+			[][2][]string{{{"defaults", "page", "layout", "title", "author"}, {"layout: post, title: Base", "layout: page, title: Base", "post", "Mine", "A"}}}, "Mine"},
+		{"merge of a list, the first wins", "---\na: &a {x: 1}\nb: &b {x: 2, y: 2}\n<<: [*a, *b]\n---\n",
+			[][2][]string{{{"a", "b", "x", "y"}, {"x: 1", "x: 2, y: 2", "1", "2"}}}, ""},
+		{"merge of no mapping", "---\n<<: text\nk: v\n---\n", [][2][]string{{{"k"}, {"v"}}}, ""},
 		{"empty mapping", "---\n{}\n---\n# H\n", [][2][]string{}, "H"},
 		{"not at the start", "\n---\ntitle: T\n---\n# H\n", nil, "title: T"},
 		{"after text", "Intro\n---\ntitle: T\n---\n", nil, "Intro"},
@@ -162,6 +168,7 @@ func TestFrontMatterHostile(t *testing.T) {
 		{"deep block", deepBlock()},
 		{"big alias", "a: &a " + strings.Repeat("x", 60000) + "\nb: [" + strings.Repeat("*a, ", 1000) + "*a]\n"},
 		{"many keys", many.String()},
+		{"merge laughs", mergeLaughs()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if len(tt.yaml) > maxFrontMatter {
@@ -204,6 +211,23 @@ func TestFrontMatterHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mergeLaughs is billion laughs through merge keys: ten levels, each a
+// mapping merging a hundred aliases of the one before, the first of a
+// hundred keys, and the top level merging the last.
+func mergeLaughs() string {
+	var b strings.Builder
+	b.WriteString("l0: &l0 {")
+	for i := range 100 {
+		fmt.Fprintf(&b, "k%d: x, ", i)
+	}
+	b.WriteString("z: x}\n")
+	for l := 1; l < 10; l++ {
+		fmt.Fprintf(&b, "l%d: &l%d {<<: [%s*l%d]}\n", l, l, strings.Repeat(fmt.Sprintf("*l%d, ", l-1), 99), l-1)
+	}
+	b.WriteString("<<: [*l9, *l9]\n")
+	return b.String()
 }
 
 // deepBlock nests block mappings as deep as 64 KiB of indentation allows.
