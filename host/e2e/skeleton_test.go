@@ -111,7 +111,12 @@ func TestSIGTERMDrains(t *testing.T) {
 	if chromiumAvailable() {
 		backend = "chrome"
 	}
-	h := startHost(t, withArgs("--backend", backend))
+	// The drain must finish what is in flight, however long that takes:
+	// three 80-page documents on one tab took 30 s, the default shutdown
+	// timeout, on a loaded CI machine, and the last was cut.
+	h := startHost(t, withArgs("--backend", backend), writeConfig(t, func(c *config.Config) {
+		c.Server.ShutdownTimeout = 3 * time.Minute
+	}))
 	_, key := h.account("pro", -1)
 	// Warm up so the browser and all its processes exist.
 	if resp, body := h.post(key, map[string]string{"markdown": "# warm"}); resp.StatusCode != 200 {
