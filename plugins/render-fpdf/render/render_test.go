@@ -631,6 +631,72 @@ func TestHeadingRunNeverLastOnPage(t *testing.T) {
 	}
 }
 
+// TestHeadingKeepsWithAlertAndFormula: a heading keeps with what follows
+// it when that is one of GitHub's alerts, whose title keeps with its body,
+// or a display formula taller than two lines of text (a matrix), which
+// moves to the next page whole. The code filler sweeps the heading across
+// the foot of page 1; the word after it must be on its page.
+func TestHeadingKeepsWithAlertAndFormula(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	const matrix = `<math display="block"><mrow><mo fence="true" strechy="true">(</mo><mtable columnalign="center" rowalign="center">` +
+		`<mtr><mtd><mi>a</mi></mtd></mtr><mtr><mtd><mi>b</mi></mtd></mtr><mtr><mtd><mi>c</mi></mtd></mtr>` +
+		`<mtr><mtd><mi>d</mi></mtd></mtr><mtr><mtd><mi>e</mi></mtd></mtr><mtr><mtd><mi>f</mi></mtd></mtr>` +
+		`</mtable><mo fence="true" strechy="true">)</mo></mrow></math>`
+	const tex = `\begin{pmatrix} a \\ b \\ c \\ d \\ e \\ f \end{pmatrix}`
+	follow := map[string]struct {
+		add  func(d stage.Document)
+		next string // how the first word drawn after the heading starts
+	}{
+		"alert": {func(d stage.Document) {
+			title := &stage.Node{Kind: stage.KindParagraph, Attrs: map[string]string{"alert_title": "true"}, Children: []*stage.Node{txt("Note")}}
+			d.Root.Children = append(d.Root.Children, &stage.Node{Kind: stage.KindBlockquote, Attrs: map[string]string{"alert": "note"},
+				Children: []*stage.Node{title, para(txt("The body of the alert."))}})
+		}, "Note"},
+		"math block": {func(d stage.Document) {
+			d.Root.Children = append(d.Root.Children, displayMath(tex, matrix))
+		}, `\begin{pmatrix}`},
+		"math in a paragraph": {func(d stage.Document) {
+			m := inlineMath(tex, matrix)
+			m.Attrs["math"] = "display"
+			d.Root.Children = append(d.Root.Children, para(m, txt(" and text after it.")))
+		}, `\begin{pmatrix}`},
+	}
+	for name, f := range follow {
+		t.Run(name, func(t *testing.T) {
+			moved := 0
+			for lines := 30; lines < 56; lines++ {
+				d := markdownDoc(t, "```\n"+strings.Repeat("filler\n", lines)+"```\n\n## Runfirst\n")
+				f.add(d)
+				resp := renderPDF(t, r, req{doc: d, tokens: modernTokens, numbering: stage.NumberingNone})
+				heading, next := -1, -1
+				for pi, p := range pdfBoxes(t, resp.PDF) {
+					for _, w := range p.Words {
+						switch {
+						case w.Text == "Runfirst":
+							heading = pi
+						case strings.HasPrefix(w.Text, f.next) && next < 0:
+							next = pi
+						}
+					}
+				}
+				if heading < 0 || next < 0 {
+					t.Fatalf("%d filler lines: heading on page %d, %q on page %d", lines, heading+1, f.next, next+1)
+				}
+				if heading != next {
+					t.Errorf("%d filler lines: the heading ends page %d, %q starts page %d", lines, heading+1, f.next, next+1)
+				}
+				if heading > 0 {
+					moved++
+				}
+			}
+			if moved == 0 {
+				t.Error("no variant put the heading on page 2; the sweep does not exercise the rule")
+			}
+		})
+	}
+}
+
 func TestLinks(t *testing.T) {
 	r := newRenderer(t, `{"compress": false}`)
 	d := markdownDoc(t, "# Top\n\n[web](https://example.com/a) [mail](mailto:a@example.com) [up](#top) [note][^1] [rel](docs/x.md) [js](javascript:alert(1))\n\n[^1]: The note.\n")
