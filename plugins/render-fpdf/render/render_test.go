@@ -524,6 +524,51 @@ func TestHTMLPreKeepsLines(t *testing.T) {
 	}
 }
 
+// TestCodeWrapsAtSpaces: a code line too long for its column wraps at its
+// spaces, as white-space: pre-wrap wraps it on Chromium, not in the middle
+// of an identifier; its indentation stays with its first word, and the
+// line it wraps onto starts at the block's left edge, as on Chromium.
+func TestCodeWrapsAtSpaces(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	const word = "identifier_name"
+	src := "```\nplain\n    " + strings.TrimSpace(strings.Repeat(word+" ", 12)) + "\n```\n"
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens})
+	pages := pdfBoxes(t, resp.PDF)
+	checkInsideMargins(t, pages, modernTokens.Margins, 1)
+	var plain bboxWord
+	var ids []bboxWord
+	for _, w := range pages[0].Words {
+		switch {
+		case w.Text == "plain":
+			plain = w
+		case w.Text == word:
+			ids = append(ids, w)
+		case w.Text != "1":
+			t.Errorf("word %q: the code line was cut between characters", w.Text)
+		}
+	}
+	if plain.Text == "" || len(ids) != 12 {
+		t.Fatalf("%d whole %q of 12, plain %v", len(ids), word, plain.Text != "")
+	}
+	char := (plain.X1 - plain.X0) / 5
+	if d := ids[0].X0 - plain.X0; math.Abs(d-4*char) > 1 {
+		t.Errorf("the first word is indented %.1f pt, want its 4 spaces (%.1f pt)", d, 4*char)
+	}
+	wrapped := 0
+	for i := 1; i < len(ids); i++ {
+		if ids[i].Y0 > ids[i-1].Y1 {
+			wrapped++
+			if math.Abs(ids[i].X0-plain.X0) > 1 {
+				t.Errorf("the wrapped line starts at %.1f pt, want the block's left edge, %.1f pt", ids[i].X0, plain.X0)
+			}
+		}
+	}
+	if wrapped == 0 {
+		t.Error("the code line did not wrap; the test exercises nothing")
+	}
+}
+
 // scaledMargins mirrors the layout's cap of margins at a sixth of the page.
 func scaledMargins(m [4]float64, page string) [4]float64 {
 	p, _ := papers.Lookup(page)
