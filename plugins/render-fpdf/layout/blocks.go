@@ -340,6 +340,9 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 			return h
 		}
 	case stage.KindHTMLBlock:
+		if leadsWithTable(n.Text) {
+			return e.th.gap + 2*(body+2*cellPadY) // as a Markdown table's
+		}
 		// An <img> block starts with the image.
 		in := &inliner{e: e}
 		in.rawHTML(n.Text, e.baseStyle())

@@ -172,6 +172,27 @@ func (h *htmlTable) node() *stage.Node {
 	return n
 }
 
+// leadsWithTable reports whether an HTML block starts with a <table> that
+// htmlBlock lays out as a table, maybe inside elements that draw nothing
+// of their own (<div align="center">).
+func leadsWithTable(src string) bool {
+	if !containsFold(src, "<table") || !tablesClosed(src) {
+		return false
+	}
+	decided, leads := false, false
+	tokenize(src, func(t *token) {
+		switch {
+		case decided, t.kind == tokText && strings.TrimSpace(t.text) == "":
+		case t.kind == tokStart && t.name == "table" && !t.selfClosing:
+			decided, leads = true, true
+		case t.kind != tokText && blockTags[t.name] && t.name != "hr" && t.name != "pre" && t.name != "li" && t.name != "table":
+		default:
+			decided = true
+		}
+	})
+	return leads
+}
+
 // tablesClosed reports whether every <table> src opens is closed in src:
 // only then are its cells all there to be laid out as a table.
 func tablesClosed(src string) bool {

@@ -623,8 +623,8 @@ func TestHeadingNeverLastOnPage(t *testing.T) {
 
 // TestHeadingRunNeverLastOnPage: a heading keeps with what follows it when
 // that starts with another heading (which keeps with its own text in
-// turn), a rule, a quote or list opening with a heading, or an image in an
-// HTML block. The code filler sweeps the run across the foot of page 1.
+// turn), a rule, a quote or list opening with a heading, or an image or a
+// table in an HTML block. The code filler sweeps the run across the foot of page 1.
 func TestHeadingRunNeverLastOnPage(t *testing.T) {
 	needTool(t, "pdftotext")
 	r := newRenderer(t, `{}`)
@@ -638,6 +638,8 @@ func TestHeadingRunNeverLastOnPage(t *testing.T) {
 		"quote with heading":  "## Runfirst\n\n> # Runsecond\n>\n> " + body,
 		"list with heading":   "## Runfirst\n\n- ## Runsecond\n\n  " + body,
 		"image in html block": "## Runfirst\n\n<img src=\"" + img + "\">\n",
+		"html table":          "## Runfirst\n\n<table><tr><th>Head</th></tr><tr><td>" + body + "</td></tr></table>\n",
+		"html table in a div": "## Runfirst\n\n<div align=\"center\">\n<table><tr><td>" + body + "</td></tr><tr><td>Next</td></tr></table>\n</div>\n",
 	}
 	for name, md := range follow {
 		t.Run(name, func(t *testing.T) {
