@@ -279,8 +279,11 @@ func (e *engine) leadHeight(ns []*stage.Node, depth int) float64 {
 	if len(ns) >= keepRun && !slices.ContainsFunc(ns[:keepRun], func(n *stage.Node) bool { return !keptThrough(n) }) {
 		return runOn
 	}
-	// Lines broken only to be measured are not the document's.
-	defer func(n int) { e.lines = n }(e.lines)
+	// Lines broken and formulas laid out only to be measured are not the
+	// document's.
+	defer func(n, maths, items int) {
+		e.lines, e.maths, e.mathItems = n, e.maths[:maths], items
+	}(e.lines, len(e.maths), e.mathItems)
 	total := 0.0
 	for _, n := range ns {
 		if total > e.bottom-e.top {
@@ -308,11 +311,15 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 	body := e.lineHeight()
 	switch n.Kind {
 	case stage.KindParagraph:
-		if a := e.soleImage(n); a != nil {
-			return e.th.gap + a.imgH
+		if h, ok := e.leadBlock(n); ok {
+			return e.th.gap + h
 		}
 		return e.th.gap + math.Min(2, float64(strings.Count(plainText(n), " ")/8+1))*body
 	case stage.KindCodeBlock:
+		if a, ok := e.formula(n, e.baseStyle()); ok {
+			// A display formula moves to the next page whole.
+			return e.th.gap + e.fitDisplay(a).height()
+		}
 		lines := math.Min(2, float64(strings.Count(n.Text, "\n")+1))
 		return e.th.gap + lines*e.th.codeSize*codeLineHeight + 2*e.codePad()
 	case stage.KindTable:
@@ -324,10 +331,18 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 			}
 		}
 	case stage.KindBlockquote:
+		if title, rest, _ := e.alertParts(n); title != nil {
+			// An alert's title keeps with the start of its body
+			// (alertTitle), so the heading before it keeps with both.
+			return e.th.gap + body + e.leadHeight(rest, depth+1)
+		}
 		if h := e.leadHeight(n.Children, depth+1); h > 0 {
 			return h
 		}
 	case stage.KindHTMLBlock:
+		if leadsWithTable(n.Text) {
+			return e.th.gap + 2*(body+2*cellPadY) // as a Markdown table's
+		}
 		// An <img> block starts with the image.
 		in := &inliner{e: e}
 		in.rawHTML(n.Text, e.baseStyle())
@@ -343,19 +358,22 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 	return e.th.gap + 2*body
 }
 
-// soleImage returns the block image a paragraph consists of, if it is one.
-func (e *engine) soleImage(n *stage.Node) *atom {
-	var img *atom
+// leadBlock returns the height of what a paragraph starts with when that
+// is placed on lines of its own, a block image or a display formula, which
+// moves to the next page whole when it does not fit.
+func (e *engine) leadBlock(n *stage.Node) (float64, bool) {
 	for _, a := range e.inlines(n.Children, e.baseStyle()) {
-		switch {
-		case a.kind == aBlockImage && img == nil:
-			img = &a
-		case a.kind == aSpace || a.kind == aAnchor:
+		switch a.kind {
+		case aBlockImage:
+			return a.imgH, true
+		case aBlockMath:
+			return e.fitDisplay(a).height(), true
+		case aSpace, aAnchor:
 		default:
-			return nil
+			return 0, false
 		}
 	}
-	return img
+	return 0, false
 }
 
 const codeLineHeight = 1.35

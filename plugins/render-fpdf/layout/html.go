@@ -25,6 +25,7 @@ import (
 //	                    (in HTML blocks)
 //	hr                  thematic break (in HTML blocks)
 //	pre                 a code block, its lines and spaces kept (in HTML blocks)
+//	table               a table, when it ends in its HTML block (htmltable.go)
 //	script style ...    dropped with their content
 //
 // Comments, doctypes and processing instructions are dropped silently;
@@ -425,8 +426,36 @@ func (e *engine) htmlBlock(src string) {
 	if containsFold(src, "reversed") {
 		olItems = countItems(src)
 	}
+	// A <table> is collected and laid out as a table once it ends (see
+	// htmltable.go) when none of the block's is left open.
+	var tbl *htmlTable
+	tables := containsFold(src, "<table") && tablesClosed(src)
 	tokenize(src, func(t *token) {
 		e.tick()
+		if tbl != nil {
+			if tbl.add(t) {
+				return
+			}
+			for _, t := range tbl.stray {
+				switch t.kind {
+				case tokText:
+					in.text(t.text, st)
+				case tokStart:
+					in.startTag(t, st)
+				case tokEnd:
+					in.endTag(t.name, st)
+				}
+			}
+			flush()
+			e.table(tbl.node())
+			tbl = nil
+			return
+		}
+		if tables && t.kind == tokStart && t.name == "table" && !t.selfClosing && in.html.skip == "" && preDepth == 0 {
+			flush()
+			tbl = &htmlTable{depth: 1}
+			return
+		}
 		if preDepth > 0 {
 			switch {
 			case t.kind == tokText:

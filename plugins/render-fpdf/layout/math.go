@@ -119,61 +119,79 @@ func (e *engine) displayMath(n *stage.Node) bool {
 // list's item) was drawn over the formula.
 func (e *engine) blockMath(a atom) {
 	ref := e.maths[a.img]
+	fit := e.fitDisplay(a)
+	f := fit.f
+	// One placement for both, so that the tag is on the formula's page.
+	top := e.place(fit.height())
+	base := top + fit.pad + fit.asc
+	e.drawMarkers(base)
+	col := e.x1 - e.x0
+	x := e.x0 + math.Max(0, (col-ref.box.w*f)/2)
+	x = math.Max(e.x0, math.Min(x, fit.right-ref.box.w*f))
+	a.imgH = f
+	face := e.fonts.Face(a.st.face())
+	switch {
+	case ref.tag == "":
+		e.drawFormula(&a, x, base)
+	case fit.below:
+		e.drawTagged(&a, x, base, e.x1-fit.tagW, top+fit.asc+fit.desc+2*fit.pad+face.Ascent*a.st.size*fit.tagF, fit.tagF)
+	default:
+		e.drawTagged(&a, x, base, e.x1-fit.tagW, base, fit.tagF)
+	}
+	if a.st.link != "" {
+		e.link(a.st.link, x, top, ref.box.w*f, e.y-top)
+	}
+}
+
+// displayFit is how blockMath fits a display formula to the column and
+// the page: its scale f, where it must end, its tag's width and scale,
+// whether the tag goes under it, and the room they take.
+type displayFit struct {
+	f, right, tagW, tagF float64
+	below                bool
+	asc, desc, pad       float64
+	tagLine              float64 // the tag's line under the formula, when below
+}
+
+// height is the room the formula and its tag take on the page.
+func (d displayFit) height() float64 { return d.asc + d.desc + 2*d.pad + d.tagLine }
+
+func (e *engine) fitDisplay(a atom) displayFit {
+	ref := e.maths[a.img]
 	b := ref.box
 	f := a.imgH
 	if h := (e.bottom - e.top) * 0.9; (b.asc+b.desc)*f > h {
 		f = h / (b.asc + b.desc)
 	}
 	col := e.x1 - e.x0
-	right := e.x1 // where the formula must end
-	var tagW float64
-	tagF := 1.0
-	below := false
+	d := displayFit{right: e.x1, tagF: 1}
 	if ref.tag != "" {
-		tagW = e.width(ref.tag, a.st.face(), a.st.size)
-		if tagW > col {
+		d.tagW = e.width(ref.tag, a.st.face(), a.st.size)
+		if d.tagW > col {
 			// Not past the left margin either.
-			tagF, tagW = col/tagW, col
+			d.tagF, d.tagW = col/d.tagW, col
 		}
-		room := e.x1 - tagW - a.st.size
+		room := e.x1 - d.tagW - a.st.size
 		if b.w*f <= room-e.x0 || room-e.x0 >= col/2 {
-			right = room
+			d.right = room
 		} else {
-			below = true
+			d.below = true
 		}
 	}
-	if w := right - e.x0; b.w*f > w {
+	if w := d.right - e.x0; b.w*f > w {
 		f = w / b.w
 	}
+	d.f = f
 	// At least a line of text high, so that the text a reader extracts
 	// for it (see drawFormula) stays in the formula's room.
 	face := e.fonts.Face(a.st.face())
-	asc := math.Max(b.asc, face.Ascent*a.st.size) * f
-	desc := math.Max(b.desc, face.Descent*a.st.size) * f
-	pad := a.st.size * 0.35
-	h := asc + desc + 2*pad
-	var tagLine float64 // the tag's line under the formula, when below
-	if below {
-		tagLine = (face.Ascent + face.Descent) * a.st.size * tagF
+	d.asc = math.Max(b.asc, face.Ascent*a.st.size) * f
+	d.desc = math.Max(b.desc, face.Descent*a.st.size) * f
+	d.pad = a.st.size * 0.35
+	if d.below {
+		d.tagLine = (face.Ascent + face.Descent) * a.st.size * d.tagF
 	}
-	// One placement for both, so that the tag is on the formula's page.
-	top := e.place(h + tagLine)
-	base := top + pad + asc
-	e.drawMarkers(base)
-	x := e.x0 + math.Max(0, (col-b.w*f)/2)
-	x = math.Max(e.x0, math.Min(x, right-b.w*f))
-	a.imgH = f
-	switch {
-	case ref.tag == "":
-		e.drawFormula(&a, x, base)
-	case below:
-		e.drawTagged(&a, x, base, e.x1-tagW, top+h+face.Ascent*a.st.size*tagF, tagF)
-	default:
-		e.drawTagged(&a, x, base, e.x1-tagW, base, tagF)
-	}
-	if a.st.link != "" {
-		e.link(a.st.link, x, top, b.w*f, e.y-top)
-	}
+	return d
 }
 
 // drawTagged draws a display formula on baseline base and its tag at

@@ -220,15 +220,18 @@ type preRun struct {
 	st   *style
 }
 
-// preAtoms returns one unbreakable line of preformatted text (a code line):
-// spaces are kept and do not break, tabs become spaces to the next stop of
-// four, counted across the line's runs.
+// preAtoms returns one line of preformatted text (a code line): spaces are
+// kept, tabs become spaces to the next stop of four, counted across the
+// line's runs. A line too long for its column wraps at its spaces, as the
+// themes' white-space: pre-wrap wraps it on Chromium, but not within its
+// indentation, which stays with the text it indents.
 func (e *engine) preAtoms(line []preRun) []atom {
 	var out []atom
 	var b strings.Builder
 	var st *style
 	var cur, want fonts.ID
 	w, col := 0, 0
+	indent := true // no character but spaces yet
 	flush := func() {
 		if b.Len() > 0 {
 			e.atom()
@@ -238,6 +241,14 @@ func (e *engine) preAtoms(line []preRun) []atom {
 		}
 	}
 	put := func(r rune, face fonts.ID) {
+		if r == ' ' && !indent {
+			flush()
+			e.atom()
+			out = append(out, atom{kind: aSpace, face: want, text: " ", w: e.width(" ", want, st.size), st: st})
+			col++
+			return
+		}
+		indent = indent && r == ' '
 		if face != cur {
 			flush()
 			cur = face
@@ -274,6 +285,7 @@ func (e *engine) preAtoms(line []preRun) []atom {
 					flush()
 					out = append(out, a)
 					skip, col = i+n, col+2 // an emoji takes two columns in a terminal
+					indent = false
 					continue
 				}
 				skip = i + n

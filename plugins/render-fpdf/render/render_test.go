@@ -524,6 +524,51 @@ func TestHTMLPreKeepsLines(t *testing.T) {
 	}
 }
 
+// TestCodeWrapsAtSpaces: a code line too long for its column wraps at its
+// spaces, as white-space: pre-wrap wraps it on Chromium, not in the middle
+// of an identifier; its indentation stays with its first word, and the
+// line it wraps onto starts at the block's left edge, as on Chromium.
+func TestCodeWrapsAtSpaces(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	const word = "identifier_name"
+	src := "```\nplain\n    " + strings.TrimSpace(strings.Repeat(word+" ", 12)) + "\n```\n"
+	resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens})
+	pages := pdfBoxes(t, resp.PDF)
+	checkInsideMargins(t, pages, modernTokens.Margins, 1)
+	var plain bboxWord
+	var ids []bboxWord
+	for _, w := range pages[0].Words {
+		switch {
+		case w.Text == "plain":
+			plain = w
+		case w.Text == word:
+			ids = append(ids, w)
+		case w.Text != "1":
+			t.Errorf("word %q: the code line was cut between characters", w.Text)
+		}
+	}
+	if plain.Text == "" || len(ids) != 12 {
+		t.Fatalf("%d whole %q of 12, plain %v", len(ids), word, plain.Text != "")
+	}
+	char := (plain.X1 - plain.X0) / 5
+	if d := ids[0].X0 - plain.X0; math.Abs(d-4*char) > 1 {
+		t.Errorf("the first word is indented %.1f pt, want its 4 spaces (%.1f pt)", d, 4*char)
+	}
+	wrapped := 0
+	for i := 1; i < len(ids); i++ {
+		if ids[i].Y0 > ids[i-1].Y1 {
+			wrapped++
+			if math.Abs(ids[i].X0-plain.X0) > 1 {
+				t.Errorf("the wrapped line starts at %.1f pt, want the block's left edge, %.1f pt", ids[i].X0, plain.X0)
+			}
+		}
+	}
+	if wrapped == 0 {
+		t.Error("the code line did not wrap; the test exercises nothing")
+	}
+}
+
 // scaledMargins mirrors the layout's cap of margins at a sixth of the page.
 func scaledMargins(m [4]float64, page string) [4]float64 {
 	p, _ := papers.Lookup(page)
@@ -578,8 +623,8 @@ func TestHeadingNeverLastOnPage(t *testing.T) {
 
 // TestHeadingRunNeverLastOnPage: a heading keeps with what follows it when
 // that starts with another heading (which keeps with its own text in
-// turn), a rule, a quote or list opening with a heading, or an image in an
-// HTML block. The code filler sweeps the run across the foot of page 1.
+// turn), a rule, a quote or list opening with a heading, or an image or a
+// table in an HTML block. The code filler sweeps the run across the foot of page 1.
 func TestHeadingRunNeverLastOnPage(t *testing.T) {
 	needTool(t, "pdftotext")
 	r := newRenderer(t, `{}`)
@@ -593,6 +638,8 @@ func TestHeadingRunNeverLastOnPage(t *testing.T) {
 		"quote with heading":  "## Runfirst\n\n> # Runsecond\n>\n> " + body,
 		"list with heading":   "## Runfirst\n\n- ## Runsecond\n\n  " + body,
 		"image in html block": "## Runfirst\n\n<img src=\"" + img + "\">\n",
+		"html table":          "## Runfirst\n\n<table><tr><th>Head</th></tr><tr><td>" + body + "</td></tr></table>\n",
+		"html table in a div": "## Runfirst\n\n<div align=\"center\">\n<table><tr><td>" + body + "</td></tr><tr><td>Next</td></tr></table>\n</div>\n",
 	}
 	for name, md := range follow {
 		t.Run(name, func(t *testing.T) {
@@ -626,6 +673,72 @@ func TestHeadingRunNeverLastOnPage(t *testing.T) {
 			}
 			if moved == 0 {
 				t.Error("no variant put the headings on page 2; the sweep does not exercise the rule")
+			}
+		})
+	}
+}
+
+// TestHeadingKeepsWithAlertAndFormula: a heading keeps with what follows
+// it when that is one of GitHub's alerts, whose title keeps with its body,
+// or a display formula taller than two lines of text (a matrix), which
+// moves to the next page whole. The code filler sweeps the heading across
+// the foot of page 1; the word after it must be on its page.
+func TestHeadingKeepsWithAlertAndFormula(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	const matrix = `<math display="block"><mrow><mo fence="true" strechy="true">(</mo><mtable columnalign="center" rowalign="center">` +
+		`<mtr><mtd><mi>a</mi></mtd></mtr><mtr><mtd><mi>b</mi></mtd></mtr><mtr><mtd><mi>c</mi></mtd></mtr>` +
+		`<mtr><mtd><mi>d</mi></mtd></mtr><mtr><mtd><mi>e</mi></mtd></mtr><mtr><mtd><mi>f</mi></mtd></mtr>` +
+		`</mtable><mo fence="true" strechy="true">)</mo></mrow></math>`
+	const tex = `\begin{pmatrix} a \\ b \\ c \\ d \\ e \\ f \end{pmatrix}`
+	follow := map[string]struct {
+		add  func(d stage.Document)
+		next string // how the first word drawn after the heading starts
+	}{
+		"alert": {func(d stage.Document) {
+			title := &stage.Node{Kind: stage.KindParagraph, Attrs: map[string]string{"alert_title": "true"}, Children: []*stage.Node{txt("Note")}}
+			d.Root.Children = append(d.Root.Children, &stage.Node{Kind: stage.KindBlockquote, Attrs: map[string]string{"alert": "note"},
+				Children: []*stage.Node{title, para(txt("The body of the alert."))}})
+		}, "Note"},
+		"math block": {func(d stage.Document) {
+			d.Root.Children = append(d.Root.Children, displayMath(tex, matrix))
+		}, `\begin{pmatrix}`},
+		"math in a paragraph": {func(d stage.Document) {
+			m := inlineMath(tex, matrix)
+			m.Attrs["math"] = "display"
+			d.Root.Children = append(d.Root.Children, para(m, txt(" and text after it.")))
+		}, `\begin{pmatrix}`},
+	}
+	for name, f := range follow {
+		t.Run(name, func(t *testing.T) {
+			moved := 0
+			for lines := 30; lines < 56; lines++ {
+				d := markdownDoc(t, "```\n"+strings.Repeat("filler\n", lines)+"```\n\n## Runfirst\n")
+				f.add(d)
+				resp := renderPDF(t, r, req{doc: d, tokens: modernTokens, numbering: stage.NumberingNone})
+				heading, next := -1, -1
+				for pi, p := range pdfBoxes(t, resp.PDF) {
+					for _, w := range p.Words {
+						switch {
+						case w.Text == "Runfirst":
+							heading = pi
+						case strings.HasPrefix(w.Text, f.next) && next < 0:
+							next = pi
+						}
+					}
+				}
+				if heading < 0 || next < 0 {
+					t.Fatalf("%d filler lines: heading on page %d, %q on page %d", lines, heading+1, f.next, next+1)
+				}
+				if heading != next {
+					t.Errorf("%d filler lines: the heading ends page %d, %q starts page %d", lines, heading+1, f.next, next+1)
+				}
+				if heading > 0 {
+					moved++
+				}
+			}
+			if moved == 0 {
+				t.Error("no variant put the heading on page 2; the sweep does not exercise the rule")
 			}
 		})
 	}
