@@ -254,6 +254,38 @@ func TestChromiumPrint(t *testing.T) {
 		}
 	})
 
+	// GitHub honours a raw HTML table's align attribute; modern's
+	// text-align for cells without alignment overrode it, and a centred
+	// <td align="center"> printed flush left.
+	t.Run("align attribute", func(t *testing.T) {
+		html := `<table style="width: 100%"><tr><td align="left">west</td><td>plain</td></tr>` +
+			`<tr><td align="center">middle</td><td align="right">east</td></tr></table>` +
+			`<table style="width: 100%"><tr><th>head</th><th>other</th></tr></table>`
+		for _, theme := range []string{"modern", "basic"} {
+			pdf := doc(theme, html, a5, stage.NumberingNone, "")
+			x := map[string]float64{}
+			cmd := exec.Command("pdftotext", "-bbox", "-", "-")
+			cmd.Stdin = bytes.NewReader(pdf)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("pdftotext: %v", err)
+			}
+			for _, m := range wordBox.FindAllStringSubmatch(string(out), -1) {
+				x0, _ := strconv.ParseFloat(m[1], 64)
+				x1, _ := strconv.ParseFloat(m[3], 64)
+				x[m[5]] = (x0 + x1) / 2 / a5.WidthPt
+			}
+			// Two columns of a table as wide as the text: the first's
+			// centre at about 0.3 of the page, the second's at 0.7.
+			if x["middle"] < 0.25 || x["middle"] > 0.35 || x["east"] < 0.8 || x["west"] > 0.2 {
+				t.Errorf("%s: west at %.2f, middle at %.2f, east at %.2f of the page: align attributes not honoured", theme, x["west"], x["middle"], x["east"])
+			}
+			if theme == "modern" && x["head"] > 0.2 {
+				t.Errorf("modern: a header cell without alignment at %.2f of the page, want it flush left", x["head"])
+			}
+		}
+	})
+
 	// A PDF cannot be clicked open: a closed <details> printed only its
 	// summary, and render-fpdf prints the whole element.
 	t.Run("details printed open", func(t *testing.T) {
