@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -37,13 +38,21 @@ func (w *slogWriter) Write(p []byte) (int, error) {
 		}
 		msg, _ := entry["@message"].(string)
 		lvl, _ := entry["@level"].(string)
-		attrs := make([]any, 0, 2*len(entry))
-		for k, v := range entry {
+		// In the order of their keys: go-plugin hands a line's attributes
+		// over as a map, and the same line came out in another order each
+		// time, which neither a reader nor a grep follows.
+		keys := make([]string, 0, len(entry))
+		for k := range entry {
 			switch k {
 			case "@message", "@level", "@timestamp", "@module", "timestamp", "@caller", "plugin":
 				continue
 			}
-			attrs = append(attrs, k, v)
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		attrs := make([]any, 0, 2*len(keys))
+		for _, k := range keys {
+			attrs = append(attrs, k, entry[k])
 		}
 		w.log.Log(context.Background(), level(lvl), msg, attrs...)
 	}
