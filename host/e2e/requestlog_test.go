@@ -121,6 +121,34 @@ func TestPluginLinesCarryRequestID(t *testing.T) {
 	}
 }
 
+// TestJSONLogDurations: a duration in the JSON log reads as in the text
+// log and in the plugins' lines, "1.5s", not as integer nanoseconds.
+func TestJSONLogDurations(t *testing.T) {
+	h := startHost(t, fpdf(), withEnv("MDPRESS_LOG_FORMAT=json"))
+	h.stop()
+	found := map[string]bool{}
+	for _, l := range strings.Split(h.logs.String(), "\n") {
+		var line map[string]any
+		if json.Unmarshal([]byte(l), &line) != nil {
+			continue
+		}
+		for msg, key := range map[string]string{"plugins ready": "took", "shutting down: draining in-flight requests": "timeout"} {
+			if line["msg"] != msg {
+				continue
+			}
+			found[msg] = true
+			if s, ok := line[key].(string); !ok {
+				t.Errorf("%q: %s is %v, want a duration as text", msg, key, line[key])
+			} else if _, err := time.ParseDuration(s); err != nil {
+				t.Errorf("%q: %s: %v", msg, key, err)
+			}
+		}
+	}
+	if len(found) != 2 {
+		t.Fatalf("lines found: %v\n%s", found, tail(h.logs.String(), 20))
+	}
+}
+
 // pluginLine waits for a line the plugin logged with msg under request id.
 func (h *host) pluginLine(plugin, msg, id string) map[string]any {
 	h.t.Helper()
