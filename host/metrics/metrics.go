@@ -140,6 +140,22 @@ func (m *Metrics) Connections(max, open, sending int) {
 	m.connsSending.Set(float64(sending))
 }
 
+// Admission exposes the conversions holding a slot and those waiting in
+// the queue for one, read at each scrape, beside their bounds
+// (server.maxConcurrent, server.queue): the queue fills before its 429s
+// begin, which mdpress_http_requests_total alone does not show, nor tell
+// from a plan's rate limit.
+func (m *Metrics) Admission(running, queued func() int, maxRunning, maxQueued int) {
+	gauge := func(name, help string, v func() int) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v()) })
+	}
+	m.reg.MustRegister(
+		gauge("mdpress_conversions_running", "Conversions holding one of the server.maxConcurrent slots.", running),
+		gauge("mdpress_conversions_queued", "Conversions waiting for a slot (theirs or their API key's), in the server.queue places.", queued),
+		gauge("mdpress_conversions_max", "The bound of conversions at once (server.maxConcurrent).", func() int { return maxRunning }),
+		gauge("mdpress_conversions_queue_max", "The places for conversions waiting for a slot (server.queue); past them, 429.", func() int { return maxQueued }))
+}
+
 // What became of the credits of an answer not delivered in full.
 const (
 	UndeliveredRefunded = "refunded"
