@@ -31,8 +31,12 @@ type slogWriter struct{ log *slog.Logger }
 
 func (w *slogWriter) Write(p []byte) (int, error) {
 	for _, line := range bytes.Split(bytes.TrimSpace(p), []byte("\n")) {
+		// Numbers as written: as float64, a text log showed a plugin's
+		// maxNodes=1000000 as 1e+06 and its byte bounds as 5.24288e+07.
 		var entry map[string]any
-		if err := json.Unmarshal(line, &entry); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		if err := dec.Decode(&entry); err != nil {
 			w.log.Debug(string(line))
 			continue
 		}
