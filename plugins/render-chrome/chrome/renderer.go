@@ -82,6 +82,11 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 		return nil, err
 	}
 	path, err := findChrome(cfg.ChromePath)
+	if err != nil && cfg.ChromePath != "" {
+		// serve's one line: "set chromePath" sent an operator who had set
+		// it looking for another cause than the path's.
+		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: chromePath: "+err.Error())
+	}
 	if err != nil {
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: no Chromium found (set chromePath)")
 	}
