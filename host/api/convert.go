@@ -49,7 +49,7 @@ func (s *Server) convert(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	stages, err := s.pipelineStages(ctx)
+	stages, err := s.pipelineStages(ctx, keepsFile(conv, idemKey))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -133,7 +133,7 @@ func (s *Server) convertEarly(w http.ResponseWriter, r *http.Request, held *held
 		return
 	}
 	defer release()
-	stages, err := s.pipelineStages(ctx)
+	stages, err := s.pipelineStages(ctx, keepsFile(conv, idemKey))
 	if err != nil {
 		if _, ok := await(); ok {
 			s.fail(w, r, err)
@@ -381,10 +381,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job
 	return http.NewResponseController(w).Flush()
 }
 
-func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
+func (s *Server) pipelineStages(ctx context.Context, sink bool) (pipeline.Stages, error) {
 	st := pipeline.Stages{RenderTimeout: s.opt.RenderTimeout, SinkTimeout: s.opt.SinkTimeout,
 		ParseTimeout: s.opt.ParseTimeout, StyleTimeout: s.opt.StyleTimeout, MeterTimeout: s.opt.MeterTimeout}
 	for _, name := range []string{stage.NameMeter, stage.NameParse, stage.NameStyle, stage.NameRender, stage.NameSink} {
+		if name == stage.NameSink && !sink {
+			continue
+		}
 		c, err := s.client(ctx, name)
 		if err != nil {
 			return st, err
@@ -404,6 +407,15 @@ func (s *Server) pipelineStages(ctx context.Context) (pipeline.Stages, error) {
 		}
 	}
 	return st, nil
+}
+
+// keepsFile reports whether a conversion stores its PDF in the sink: as the
+// hosted file, or as the copy kept for replays of its Idempotency-Key. One
+// that does not, a plain binary answer, runs without the sink: an S3
+// outage, or sink-s3 relaunching meanwhile, failed every conversion with a
+// 500 after waiting for the sink's relaunch, though none used it.
+func keepsFile(conv *request.Conversion, idemKey string) bool {
+	return conv.Output == request.OutputURL || idemKey != ""
 }
 
 // liveMeter finds the meter's live client at each call. A conversion

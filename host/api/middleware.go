@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/mdpress/mdpress/core/apierr"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 )
 
 type ctxKey int
@@ -61,7 +62,10 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		// dashboard, metrics and hosted files share this origin: no
 		// answer may be read as anything but its declared type.
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		ctx, reqLog := withRequestLog(context.WithValue(r.Context(), requestIDKey, id))
+		// The plugins log under the same id, so the X-Request-Id a client
+		// quotes finds their lines about its request too.
+		ctx := sdkplugin.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id)
+		ctx, reqLog := withRequestLog(ctx)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {

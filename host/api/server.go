@@ -147,6 +147,7 @@ func New(opt Options, log *slog.Logger, stages Stages, m *metrics.Metrics) *Serv
 		admit: newAdmission(opt.MaxConcurrent, opt.MaxConcurrentPerKey, opt.Queue), bodies: &bodies{max: opt.MaxHeldBodyBytes},
 		downloads: newDownloads(opt.MaxDownloads), charges: newRecharges(log),
 		recent: newRecentKeys(time.Now)}
+	m.Admission(func() int { return len(s.admit.slots) }, s.admit.queued, opt.MaxConcurrent, opt.Queue)
 	s.pipe = pipeline.New(s.observeStage)
 	r := mux.NewRouter()
 	// mux would answer an unclean path with a 301 to its cleaned form,

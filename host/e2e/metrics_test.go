@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/mdpress/mdpress/host/config"
 	"github.com/mdpress/mdpress/host/internal/pdfcheck"
 )
 
@@ -116,4 +118,59 @@ func labelString(pairs []*dto.LabelPair) string {
 		parts = append(parts, fmt.Sprintf("%s=%q", p.GetName(), p.GetValue()))
 	}
 	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// TestMetricsAdmission: /metrics shows the conversions holding a slot and
+// those queued for one, against their bounds, so that a filling queue is
+// seen before its 429s begin. With render-fpdf stopped (SIGSTOP), the one
+// slot is held and the next requests wait; once it runs again, both fall
+// back to 0.
+func TestMetricsAdmission(t *testing.T) {
+	h := startHost(t, fpdf(), writeConfig(t, func(c *config.Config) {
+		c.Server.MaxConcurrent, c.Server.Queue = 1, 5
+	}))
+	_, key := h.account("pro", 10)
+	got := scrape(t, h)
+	for name, v := range map[string]float64{"mdpress_conversions_running": 0, "mdpress_conversions_queued": 0,
+		"mdpress_conversions_max": 1, "mdpress_conversions_queue_max": 5} {
+		if g, ok := got[name]; !ok || g != v {
+			t.Errorf("idle: %s = %v (present: %v), want %v", name, g, ok, v)
+		}
+	}
+
+	render := h.plugin("render-fpdf")
+	if err := syscall.Kill(render, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(render, syscall.SIGCONT)
+	const clients = 3
+	statuses := make(chan int, clients)
+	for i := range clients {
+		go func() {
+			resp, _ := h.post(key, map[string]string{"markdown": fmt.Sprintf("# Waiting %d", i)})
+			statuses <- resp.StatusCode
+		}()
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got = scrape(t, h)
+		if got["mdpress_conversions_running"] == 1 && got["mdpress_conversions_queued"] == clients-1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("with the renderer stopped: running %v, queued %v; want 1 and %d",
+				got["mdpress_conversions_running"], got["mdpress_conversions_queued"], clients-1)
+		}
+	}
+	if err := syscall.Kill(render, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	for range clients {
+		if s := <-statuses; s != 200 {
+			t.Errorf("conversion: %d", s)
+		}
+	}
+	got = scrape(t, h)
+	if got["mdpress_conversions_running"] != 0 || got["mdpress_conversions_queued"] != 0 {
+		t.Errorf("after: running %v, queued %v; want 0 and 0", got["mdpress_conversions_running"], got["mdpress_conversions_queued"])
+	}
 }

@@ -106,3 +106,63 @@ func TestReadyzWhileStageDown(t *testing.T) {
 		t.Fatalf("balance %d after one conversion, want 4", b)
 	}
 }
+
+// TestBinaryWithoutSink: a binary answer stores nothing, so it is served
+// while the sink is down (an S3 outage, its plugin failing to start); an
+// answer by URL and a binary one with an Idempotency-Key, which keep a
+// file, fail with a safe 5xx and charge nothing. Binary conversions took
+// the sink's client too, and all failed with a 500 while it was down.
+func TestBinaryWithoutSink(t *testing.T) {
+	pdfcheck.Require(t)
+	dir := t.TempDir()
+	for _, p := range plugins {
+		if err := os.Symlink(filepath.Join(binDir, "plugins", p), filepath.Join(dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const victim = "sink-disk"
+	h := startHost(t, fpdf(), withArgs("--plugin-dir", dir))
+	_, key := h.account("pro", 5)
+	broken := filepath.Join(t.TempDir(), "broken")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'sink-disk: cannot start' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, victim)
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(broken, link); err != nil {
+		t.Fatal(err)
+	}
+	pid := h.plugin(victim)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for alive(pid) {
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	for i := range 3 {
+		resp, pdf := h.post(key, map[string]string{"markdown": "# Binary while the sink is down"})
+		if resp.StatusCode != 200 || !strings.Contains(pdfcheck.Text(t, pdf), "Binary while the sink is down") {
+			t.Fatalf("binary conversion %d with %s down: %d %.200s", i, victim, resp.StatusCode, pdf)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		body map[string]string
+		hdr  map[string]string
+	}{
+		{"output=url", map[string]string{"markdown": "# Hosted", "output": "url"}, nil},
+		{"Idempotency-Key", map[string]string{"markdown": "# Kept"}, map[string]string{"Idempotency-Key": "sink-down"}},
+	} {
+		resp, body := h.do("POST", "/v1/pdf/markdown", key, tc.body, tc.hdr)
+		if resp.StatusCode < 500 {
+			t.Errorf("%s with %s down: %d %.200s, want a 5xx", tc.name, victim, resp.StatusCode, body)
+		}
+		decodeError(t, resp.StatusCode, body)
+	}
+	if b := h.balance(key); b != 2 {
+		t.Fatalf("balance %d after 3 binary conversions and 2 refused, want 2", b)
+	}
+}

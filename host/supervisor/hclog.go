@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -30,20 +31,32 @@ type slogWriter struct{ log *slog.Logger }
 
 func (w *slogWriter) Write(p []byte) (int, error) {
 	for _, line := range bytes.Split(bytes.TrimSpace(p), []byte("\n")) {
+		// Numbers as written: as float64, a text log showed a plugin's
+		// maxNodes=1000000 as 1e+06 and its byte bounds as 5.24288e+07.
 		var entry map[string]any
-		if err := json.Unmarshal(line, &entry); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		if err := dec.Decode(&entry); err != nil {
 			w.log.Debug(string(line))
 			continue
 		}
 		msg, _ := entry["@message"].(string)
 		lvl, _ := entry["@level"].(string)
-		attrs := make([]any, 0, 2*len(entry))
-		for k, v := range entry {
+		// In the order of their keys: go-plugin hands a line's attributes
+		// over as a map, and the same line came out in another order each
+		// time, which neither a reader nor a grep follows.
+		keys := make([]string, 0, len(entry))
+		for k := range entry {
 			switch k {
 			case "@message", "@level", "@timestamp", "@module", "timestamp", "@caller", "plugin":
 				continue
 			}
-			attrs = append(attrs, k, v)
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		attrs := make([]any, 0, 2*len(keys))
+		for _, k := range keys {
+			attrs = append(attrs, k, entry[k])
 		}
 		w.log.Log(context.Background(), level(lvl), msg, attrs...)
 	}

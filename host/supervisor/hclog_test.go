@@ -138,3 +138,22 @@ func TestStdioWriterLines(t *testing.T) {
 		t.Errorf("a %d-byte line without its end: %d bytes logged, %d held", maxStdioLine+10, out.Len(), len(w.partial))
 	}
 }
+
+// TestPluginLineAttributes: a plugin's line reaches the host's log with
+// its numbers as the plugin wrote them (1000000, not 1e+06) and its
+// attributes in the order of their keys, the same each time, where
+// go-plugin hands them over as a map.
+func TestPluginLineAttributes(t *testing.T) {
+	var out bytes.Buffer
+	w := &slogWriter{log: slog.New(slog.NewTextHandler(&out, nil))}
+	line := `{"@level":"info","@message":"configured","maxNodes":1000000,"maxPDFBytes":52428800,"ratio":0.5,"b":"x","a":true}`
+	for range 20 {
+		out.Reset()
+		if _, err := w.Write([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		if want := "msg=configured a=true b=x maxNodes=1000000 maxPDFBytes=52428800 ratio=0.5\n"; !bytes.HasSuffix(out.Bytes(), []byte(want)) {
+			t.Fatalf("got %s, want it to end in %s", out.Bytes(), want)
+		}
+	}
+}

@@ -37,8 +37,9 @@ var causeLog = sync.OnceValue(Logger)
 // toStatus encodes err for the wire. Only the safe message and details of a
 // *stage.Error travel; the cause of an internal or unavailable one (a
 // refused database password, a directory that cannot be written) is logged
-// here, where the host re-levels it into its own log.
-func toStatus(err error) error {
+// here, where the host re-levels it into its own log, under the request
+// id of ctx.
+func toStatus(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -52,9 +53,9 @@ func toStatus(err error) error {
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		switch code {
 		case stage.CodeInternal:
-			causeLog().Error("stage call failed", "err", err.Error())
+			causeLog().ErrorContext(ctx, "stage call failed", "err", err.Error())
 		case stage.CodeUnavailable:
-			causeLog().Warn("stage call failed", "err", err.Error())
+			causeLog().WarnContext(ctx, "stage call failed", "err", err.Error())
 		}
 	}
 	if code == stage.CodeInternal {

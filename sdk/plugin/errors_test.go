@@ -22,7 +22,7 @@ func TestCauseLogged(t *testing.T) {
 	t.Cleanup(func() { causeLog = saved })
 
 	cause := errors.New(`password authentication failed for user "mdpress"`)
-	st := toStatus(stage.Wrap(stage.CodeInternal, cause, "cannot open the account store"))
+	st := toStatus(context.Background(), stage.Wrap(stage.CodeInternal, cause, "cannot open the account store"))
 	if strings.Contains(st.Error(), "password") {
 		t.Fatalf("the cause travelled: %v", st)
 	}
@@ -30,9 +30,9 @@ func TestCauseLogged(t *testing.T) {
 		t.Fatalf("the cause was not logged: %q", buf.String())
 	}
 	buf.Reset()
-	_ = toStatus(stage.Errorf(stage.CodeInvalid, "bad page size"))
-	_ = toStatus(fmt.Errorf("render: %w", context.Canceled))
-	_ = toStatus(stage.Wrap(stage.CodeUnavailable, fmt.Errorf("%w: tab closed", context.Canceled), "rendering was canceled"))
+	_ = toStatus(context.Background(), stage.Errorf(stage.CodeInvalid, "bad page size"))
+	_ = toStatus(context.Background(), fmt.Errorf("render: %w", context.Canceled))
+	_ = toStatus(context.Background(), stage.Wrap(stage.CodeUnavailable, fmt.Errorf("%w: tab closed", context.Canceled), "rendering was canceled"))
 	if buf.Len() != 0 {
 		t.Fatalf("logged what needs no operator: %q", buf.String())
 	}

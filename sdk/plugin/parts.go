@@ -214,13 +214,13 @@ func (s *parseServer) ParseParts(req *pb.ParseRequest, stream grpc.ServerStreami
 		return sendErr
 	}
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
 	rest := resp.Document
 	rest.Root, rest.Encoded = nil, nil
 	doc, err := docToPB(rest)
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
 	return stream.Send(&pb.ParsePart{Document: doc})
 }
@@ -228,17 +228,18 @@ func (s *parseServer) ParseParts(req *pb.ParseRequest, stream grpc.ServerStreami
 // RenderParts serves a render whose tree arrives in parts: a PartRenderer
 // lays them out as they come, a plain Renderer gets them joined.
 func (s *renderServer) RenderParts(stream grpc.BidiStreamingServer[pb.RenderPart, pb.RenderChunk]) error {
+	ctx := stream.Context()
 	first, err := stream.Recv()
 	if err != nil {
 		return err
 	}
 	in := first.GetRequest()
 	if in == nil {
-		return toStatus(stage.Errorf(stage.CodeInvalid, "a render in parts must start with its request"))
+		return toStatus(ctx, stage.Errorf(stage.CodeInvalid, "a render in parts must start with its request"))
 	}
 	doc, err := docFromPB(in.GetDocument(), false)
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
 	req := &stage.RenderRequest{
 		HTML: in.GetHtml(), Document: doc, Tokens: tokensFromPB(in.GetTokens()),
@@ -246,7 +247,6 @@ func (s *renderServer) RenderParts(stream grpc.BidiStreamingServer[pb.RenderPart
 		Lang: in.GetLang(),
 	}
 	parts := &streamParts{stream: stream}
-	ctx := stream.Context()
 	var resp *stage.RenderResponse
 	if pr, ok := s.impl.(stage.PartRenderer); ok {
 		resp, err = pr.RenderParts(ctx, req, parts)
@@ -256,11 +256,11 @@ func (s *renderServer) RenderParts(stream grpc.BidiStreamingServer[pb.RenderPart
 		resp, err = s.impl.Render(ctx, req)
 	}
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
 	if !parts.done {
 		// A PDF of part of the document would be delivered, and charged.
-		return toStatus(stage.Wrap(stage.CodeInternal, errors.New("the renderer answered before the end of its parts"), "render failed"))
+		return toStatus(ctx, stage.Wrap(stage.CodeInternal, errors.New("the renderer answered before the end of its parts"), "render failed"))
 	}
 	return sendPDF(stream, resp)
 }

@@ -79,7 +79,7 @@ func Serve(stageName string, impl stage.Plugin, opts ...ServeOption) {
 			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
 				grpc.NumStreamWorkers(uint32(max(4, runtime.GOMAXPROCS(0)))),
 				grpc.InitialWindowSize(WindowBytes), grpc.InitialConnWindowSize(WindowBytes),
-				grpc.ChainUnaryInterceptor(recoverUnary), grpc.ChainStreamInterceptor(recoverStream))
+				grpc.ChainUnaryInterceptor(requestIDUnary, recoverUnary), grpc.ChainStreamInterceptor(requestIDStream, recoverStream))
 			return grpc.NewServer(opts...)
 		},
 	})
@@ -90,23 +90,23 @@ func Serve(stageName string, impl stage.Plugin, opts ...ServeOption) {
 // document that trips a bug would fail every call in flight on the plugin
 // (other users' renders) and cost a relaunch (a browser start).
 func recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
-	defer recovered(info.FullMethod, &err)
+	defer recovered(ctx, info.FullMethod, &err)
 	return handler(ctx, req)
 }
 
 func recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
-	defer recovered(info.FullMethod, &err)
+	defer recovered(ss.Context(), info.FullMethod, &err)
 	return handler(srv, ss)
 }
 
 // recovered turns a panic into an internal error of the call, logged with
 // its stack here; the host sees an internal failure, as for any other bug.
-func recovered(method string, err *error) {
+func recovered(ctx context.Context, method string, err *error) {
 	p := recover()
 	if p == nil {
 		return
 	}
-	causeLog().Error("panic in a call: the call fails, the plugin serves on", "method", method,
+	causeLog().ErrorContext(ctx, "panic in a call: the call fails, the plugin serves on", "method", method,
 		"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 	*err = status.Error(codes.Internal, "internal error")
 }
@@ -170,7 +170,8 @@ const LogLevelEnv = "MDPRESS_PLUGIN_LOG_LEVEL"
 // re-levels plugin logs into its own, adding the plugin's name as
 // "plugin" (an attribute of that key is dropped). Its level is the host's
 // (debug when run outside a host). Never log to stdout: it carries the
-// handshake.
+// handshake. A line written with a stage call's context (InfoContext)
+// carries the id of the HTTP request the call serves, as "requestId".
 func Logger() *slog.Logger {
 	level := slog.LevelDebug
 	if v := os.Getenv(LogLevelEnv); v != "" {
@@ -189,7 +190,7 @@ var processStderr = os.Stderr
 
 // NewLogger is Logger writing to w at the given minimum level.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
+	return slog.New(requestIDHandler{slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			if len(groups) > 0 {
@@ -205,7 +206,7 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 			}
 			return a
 		},
-	}))
+	})})
 }
 
 func hclogLevel(l slog.Level) string {

@@ -53,19 +53,19 @@ func (s *baseServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*
 	}
 	resp, err := s.impl.Configure(ctx, cr)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.ConfigureResponse{Name: resp.Info.Name, Version: resp.Info.Version, Capabilities: resp.Info.Capabilities}, nil
 }
 
 func (s *baseServer) Health(ctx context.Context, _ *pb.HealthRequest) (*pb.HealthResponse, error) {
 	if err := s.impl.Health(ctx); err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.HealthResponse{}, nil
 }
 
-func (s *baseServer) Metrics(_ context.Context, _ *pb.MetricsRequest) (*pb.MetricsResponse, error) {
+func (s *baseServer) Metrics(ctx context.Context, _ *pb.MetricsRequest) (*pb.MetricsResponse, error) {
 	mw, ok := s.impl.(MetricsWriter)
 	if !ok {
 		return &pb.MetricsResponse{}, nil
@@ -76,7 +76,7 @@ func (s *baseServer) Metrics(_ context.Context, _ *pb.MetricsRequest) (*pb.Metri
 		return nil, status.Error(codes.ResourceExhausted, ErrMetricsTooLarge.Error())
 	}
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.MetricsResponse{Text: w.buf.Bytes()}, nil
 }
@@ -112,7 +112,7 @@ type authServer struct {
 func (s *authServer) Authenticate(ctx context.Context, req *pb.AuthenticateRequest) (*pb.AuthenticateResponse, error) {
 	resp, err := s.impl.Authenticate(ctx, &stage.AuthenticateRequest{Token: req.GetToken()})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	p := resp.Principal
 	return &pb.AuthenticateResponse{Principal: &pb.Principal{UserId: p.UserID, KeyId: p.KeyID, Plan: planToPB(p.Plan)}}, nil
@@ -129,7 +129,7 @@ func (s *meterServer) Reserve(ctx context.Context, req *pb.ReserveRequest) (*pb.
 		IdempotencyKey: req.GetIdempotencyKey(), RequestHash: req.GetRequestHash(),
 	})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	out := &pb.ReserveResponse{ReservationId: resp.ReservationID, HeldMs: resp.Held.Milliseconds()}
 	if resp.Replay != nil {
@@ -140,14 +140,14 @@ func (s *meterServer) Reserve(ctx context.Context, req *pb.ReserveRequest) (*pb.
 
 func (s *meterServer) Commit(ctx context.Context, req *pb.CommitRequest) (*pb.CommitResponse, error) {
 	if _, err := s.impl.Commit(ctx, &stage.CommitRequest{ReservationID: req.GetReservationId(), Result: req.GetResult()}); err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.CommitResponse{}, nil
 }
 
 func (s *meterServer) Refund(ctx context.Context, req *pb.RefundRequest) (*pb.RefundResponse, error) {
 	if _, err := s.impl.Refund(ctx, &stage.RefundRequest{ReservationID: req.GetReservationId(), Reason: req.GetReason()}); err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.RefundResponse{}, nil
 }
@@ -155,7 +155,7 @@ func (s *meterServer) Refund(ctx context.Context, req *pb.RefundRequest) (*pb.Re
 func (s *meterServer) Account(ctx context.Context, req *pb.AccountRequest) (*pb.AccountResponse, error) {
 	resp, err := s.impl.Account(ctx, &stage.AccountRequest{UserID: req.GetUserId()})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.AccountResponse{UserId: resp.UserID, Plan: planToPB(resp.Plan),
 		CurrentCredits: resp.CurrentCredits, LastReset: timeToPB(resp.LastReset)}, nil
@@ -169,11 +169,11 @@ type parseServer struct {
 func (s *parseServer) Parse(ctx context.Context, req *pb.ParseRequest) (*pb.ParseResponse, error) {
 	resp, err := s.impl.Parse(ctx, &stage.ParseRequest{Markdown: req.GetMarkdown(), SkipHTML: req.GetSkipHtml()})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	doc, err := docToPB(resp.Document)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.ParseResponse{Document: doc}, nil
 }
@@ -186,7 +186,7 @@ type styleServer struct {
 func (s *styleServer) Style(ctx context.Context, req *pb.StyleRequest) (*pb.StyleResponse, error) {
 	doc, err := docFromPB(req.GetDocument(), false)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	resp, err := s.impl.Style(ctx, &stage.StyleRequest{
 		Document: doc, Theme: req.GetTheme(), Page: pageFromPB(req.GetPage()),
@@ -194,7 +194,7 @@ func (s *styleServer) Style(ctx context.Context, req *pb.StyleRequest) (*pb.Styl
 		Lang: req.GetLang(),
 	})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.StyleResponse{Html: resp.HTML, Tokens: tokensToPB(resp.Tokens)}, nil
 }
@@ -205,17 +205,18 @@ type renderServer struct {
 }
 
 func (s *renderServer) Render(req *pb.RenderRequest, stream grpc.ServerStreamingServer[pb.RenderChunk]) error {
+	ctx := stream.Context()
 	doc, err := docFromPB(req.GetDocument(), false)
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
-	resp, err := s.impl.Render(stream.Context(), &stage.RenderRequest{
+	resp, err := s.impl.Render(ctx, &stage.RenderRequest{
 		HTML: req.GetHtml(), Document: doc, Tokens: tokensFromPB(req.GetTokens()),
 		Page: pageFromPB(req.GetPage()), Numbering: stage.Numbering(req.GetNumbering()), Watermark: req.GetWatermark(),
 		Lang: req.GetLang(),
 	})
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
 	return sendPDF(stream, resp)
 }
@@ -238,13 +239,14 @@ type sinkServer struct {
 }
 
 func (s *sinkServer) Store(stream grpc.ClientStreamingServer[pb.StoreChunk, pb.StoreResponse]) error {
+	ctx := stream.Context()
 	first, err := stream.Recv()
 	if err != nil {
 		return err
 	}
 	h := first.GetHeader()
 	if h == nil {
-		return toStatus(stage.Errorf(stage.CodeInvalid, "store stream must start with a header"))
+		return toStatus(ctx, stage.Errorf(stage.CodeInvalid, "store stream must start with a header"))
 	}
 	pdf := make([]byte, 0, max(h.GetSize(), 0))
 	pdf = append(pdf, first.GetData()...)
@@ -258,11 +260,11 @@ func (s *sinkServer) Store(stream grpc.ClientStreamingServer[pb.StoreChunk, pb.S
 		}
 		pdf = append(pdf, c.GetData()...)
 	}
-	resp, err := s.impl.Store(stream.Context(), &stage.StoreRequest{
+	resp, err := s.impl.Store(ctx, &stage.StoreRequest{
 		Owner: h.GetOwner(), Filename: h.GetFilename(), PDF: pdf, TTL: time.Duration(h.GetTtlSeconds()) * time.Second,
 	})
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
 	return stream.SendAndClose(&pb.StoreResponse{Id: resp.ID, Url: resp.URL, ExpiresAt: timeToPB(resp.ExpiresAt)})
 }
@@ -275,15 +277,16 @@ func (s *sinkServer) Delete(ctx context.Context, req *pb.DeleteRequest) (*pb.Del
 		return s.UnimplementedSinkServer.Delete(ctx, req)
 	}
 	if err := d.Delete(ctx, &stage.DeleteRequest{ID: req.GetId()}); err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(ctx, err)
 	}
 	return &pb.DeleteResponse{}, nil
 }
 
 func (s *sinkServer) Open(req *pb.OpenRequest, stream grpc.ServerStreamingServer[pb.OpenChunk]) error {
-	resp, err := s.impl.Open(stream.Context(), &stage.OpenRequest{ID: req.GetId(), Offset: req.GetOffset(), Length: req.GetLength()})
+	ctx := stream.Context()
+	resp, err := s.impl.Open(ctx, &stage.OpenRequest{ID: req.GetId(), Offset: req.GetOffset(), Length: req.GetLength()})
 	if err != nil {
-		return toStatus(err)
+		return toStatus(ctx, err)
 	}
 	defer resp.Body.Close()
 	info := &pb.OpenInfo{Size: resp.Size, Filename: resp.Filename, Etag: resp.ETag,
@@ -316,7 +319,7 @@ func (s *sinkServer) Open(req *pb.OpenRequest, stream grpc.ServerStreamingServer
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = fmt.Errorf("body ended %d bytes short: %w", want, err)
 			}
-			return toStatus(stage.Wrap(stage.CodeInternal, err, "read hosted file"))
+			return toStatus(ctx, stage.Wrap(stage.CodeInternal, err, "read hosted file"))
 		}
 	}
 	return nil

@@ -109,6 +109,15 @@ func (g *globals) logger(cmd *cobra.Command) *slog.Logger {
 	format := g.formatName(cmd)
 	opts := &slog.HandlerOptions{Level: g.level(cmd)}
 	if format == "json" {
+		// As text writes them and the plugins' lines say them ("took":
+		// "1.285s"): JSON's default, integer nanoseconds, made the
+		// drain's timeout 30000000000 beside them.
+		opts.ReplaceAttr = func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() == slog.KindDuration {
+				return slog.String(a.Key, a.Value.Duration().String())
+			}
+			return a
+		}
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))

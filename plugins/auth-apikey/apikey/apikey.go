@@ -78,7 +78,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, req *stage.Authenticat
 	}
 	plan, err := a.store.Plan(acct.Plan)
 	if err != nil {
-		a.log.Warn("account on a plan that is not configured", "userId", acct.ID, "plan", acct.Plan)
+		a.log.WarnContext(ctx, "account on a plan that is not configured", "userId", acct.ID, "plan", acct.Plan)
 		return nil, stage.Errorf(stage.CodeForbidden, "the account's plan %q is not offered; contact the operator", acct.Plan)
 	}
 	return &stage.AuthenticateResponse{Principal: stage.Principal{UserID: acct.ID, KeyID: key.ID, Plan: plan}}, nil

@@ -146,13 +146,13 @@ func (m *Meter) Reserve(ctx context.Context, req *stage.ReserveRequest) (*stage.
 		}
 		return nil
 	})
-	return resp, m.check("reserve", err)
+	return resp, m.check(ctx, "reserve", err)
 }
 
 // Commit makes a reservation final. Committing twice changes nothing.
 func (m *Meter) Commit(ctx context.Context, req *stage.CommitRequest) (*stage.CommitResponse, error) {
 	err := m.with(func(st accounts.Store) error { return st.Commit(ctx, req.ReservationID, req.Result) })
-	if err = m.check("commit", err); err != nil {
+	if err = m.check(ctx, "commit", err); err != nil {
 		return nil, err
 	}
 	return &stage.CommitResponse{}, nil
@@ -162,7 +162,7 @@ func (m *Meter) Commit(ctx context.Context, req *stage.CommitRequest) (*stage.Co
 // commit, changes nothing.
 func (m *Meter) Refund(ctx context.Context, req *stage.RefundRequest) (*stage.RefundResponse, error) {
 	err := m.with(func(st accounts.Store) error { return st.Refund(ctx, req.ReservationID, req.Reason) })
-	if err = m.check("refund", err); err != nil {
+	if err = m.check(ctx, "refund", err); err != nil {
 		return nil, err
 	}
 	return &stage.RefundResponse{}, nil
@@ -180,13 +180,13 @@ func (m *Meter) Account(ctx context.Context, req *stage.AccountRequest) (*stage.
 		if err != nil {
 			// Still answer: the balance is real even if the operator dropped
 			// the plan from the config.
-			m.log.Warn("account on a plan that is not configured", "userId", a.ID, "plan", a.Plan)
+			m.log.WarnContext(ctx, "account on a plan that is not configured", "userId", a.ID, "plan", a.Plan)
 			plan = stage.Plan{Name: a.Plan}
 		}
 		resp = &stage.AccountResponse{UserID: a.ID, Plan: plan, CurrentCredits: a.Credits, LastReset: a.LastReset}
 		return nil
 	})
-	return resp, m.check("account", err)
+	return resp, m.check(ctx, "account", err)
 }
 
 // with runs fn on the configured store.
@@ -201,7 +201,7 @@ func (m *Meter) with(fn func(st accounts.Store) error) error {
 
 // check logs internal failures and reports them as an unavailable store;
 // client errors (out of credits, unknown reservation, ...) pass unchanged.
-func (m *Meter) check(op string, err error) error {
+func (m *Meter) check(ctx context.Context, op string, err error) error {
 	switch {
 	case err == nil || stage.CodeOf(err) != stage.CodeInternal:
 		return err
@@ -210,7 +210,7 @@ func (m *Meter) check(op string, err error) error {
 	case errors.Is(err, context.Canceled):
 		return err
 	}
-	m.log.Error(op, "err", err)
+	m.log.ErrorContext(ctx, op, "err", err)
 	return stage.Wrap(stage.CodeUnavailable, err, "the account store is unavailable")
 }
 

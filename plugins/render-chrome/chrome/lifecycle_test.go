@@ -419,10 +419,12 @@ func TestConfigureErrors(t *testing.T) {
 	tests := []struct {
 		name, config string
 		code         stage.Code
+		message      string // what serve's error says of it
 	}{
-		{"unknown key", `{"tab":1}`, stage.CodeInvalid},
-		{"missing binary", `{"chromePath":"/nonexistent/chromium"}`, stage.CodeUnavailable},
-		{"binary that is no browser", `{"chromePath":"/bin/false"}`, stage.CodeUnavailable},
+		{"unknown key", `{"tab":1}`, stage.CodeInvalid, ""},
+		{"missing binary", `{"chromePath":"/nonexistent/chromium"}`, stage.CodeUnavailable,
+			"render-chrome: chromePath: stat /nonexistent/chromium: no such file or directory"},
+		{"binary that is no browser", `{"chromePath":"/bin/false"}`, stage.CodeUnavailable, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -431,6 +433,9 @@ func TestConfigureErrors(t *testing.T) {
 			_, err := r.Configure(context.Background(), &stage.ConfigureRequest{Config: []byte(tt.config)})
 			if stage.CodeOf(err) != tt.code {
 				t.Fatalf("got %v, want %v", err, tt.code)
+			}
+			if tt.message != "" && stage.SafeMessage(err) != tt.message {
+				t.Fatalf("message %q, want %q", stage.SafeMessage(err), tt.message)
 			}
 		})
 	}

@@ -82,6 +82,11 @@ func (r *Renderer) Configure(ctx context.Context, req *stage.ConfigureRequest) (
 		return nil, err
 	}
 	path, err := findChrome(cfg.ChromePath)
+	if err != nil && cfg.ChromePath != "" {
+		// serve's one line: "set chromePath" sent an operator who had set
+		// it looking for another cause than the path's.
+		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: chromePath: "+err.Error())
+	}
 	if err != nil {
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "render-chrome: no Chromium found (set chromePath)")
 	}
@@ -198,7 +203,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		return nil, err
 	}
 	if err := scanDataImages(req.HTML); err != nil {
-		r.log.Info("document refused before loading", "reason", stage.SafeMessage(err))
+		r.log.InfoContext(ctx, "document refused before loading", "reason", stage.SafeMessage(err))
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(e.cfg.RenderTimeout))
@@ -233,15 +238,15 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		}
 		// The watchdog stops the render it blames for the browser's memory.
 		pctx, stop := context.WithCancel(ctx)
-		job := e.beginPrint(g, t, stop)
+		job := e.beginPrint(ctx, g, t, stop)
 		pdf, err := t.render(pctx, req.HTML, req.Page, e.cfg.MaxPages, e.cfg.MaxPDFBytes)
 		e.endPrint(g, job)
 		stop()
 		var refused *stage.Error // by the document's images, before printing
 		if errors.As(err, &refused) && !errors.Is(err, errPDFTooLarge) {
-			r.log.Info("document refused before printing", "reason", refused.Message)
+			r.log.InfoContext(ctx, "document refused before printing", "reason", refused.Message)
 		} else if refused != nil {
-			r.log.Info("document refused after printing", "reason", refused.Message)
+			r.log.InfoContext(ctx, "document refused after printing", "reason", refused.Message)
 			refused = nil
 		}
 		// A tab that refused a document printed nothing: it may serve again.
@@ -260,7 +265,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			// render with it browser after browser.
 			retried = true
 			e.stats.retried.Add(1)
-			r.log.Info("render retried on a new browser: its browser was killed for another render's memory", "err", err)
+			r.log.InfoContext(ctx, "render retried on a new browser: its browser was killed for another render's memory", "err", err)
 			continue
 		}
 		if err != nil && job.culprit.Load() && !errors.As(err, new(*stage.Error)) && ctx.Err() == nil {
@@ -298,7 +303,7 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 			headings[i] = h.Text
 		}
 		if described, err := watermark.Describe(pdf, watermark.Meta{Creator: Creator, Producer: Producer, Headings: headings}); err != nil {
-			r.log.Warn("pdf metadata left as printed", "err", err)
+			r.log.WarnContext(ctx, "pdf metadata left as printed", "err", err)
 		} else {
 			pdf = described
 		}

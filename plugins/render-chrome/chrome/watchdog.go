@@ -12,6 +12,8 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 )
 
 // memWatchEvery is how often the watchdog measures a browser with renders
@@ -129,7 +131,7 @@ func (e *engine) stopCulprit(g *generation, rss, limit int64) bool {
 		mem = 0
 	}
 	e.log.Warn("render over the browser's memory bound; stopping it", "rssMB", rss>>20, "limitMB", limit>>20,
-		"printingFor", time.Since(j.start).Round(time.Millisecond).String(), "compositorMB", mem>>20)
+		"printingFor", time.Since(j.start).Round(time.Millisecond).String(), "compositorMB", mem>>20, "requestId", j.requestID)
 	e.stats.memStopped.Add(1)
 	return true
 }
@@ -175,6 +177,9 @@ func (e *engine) killForMemory(g *generation, rss, limit int64) {
 type printJob struct {
 	start time.Time
 	tab   *tab
+	// requestID names the render in the watchdog's lines, which it writes
+	// outside the render's call.
+	requestID string
 	// stop ends the render's wait: one stalled on a remote image does
 	// not notice its tab closing.
 	stop context.CancelFunc
@@ -185,8 +190,8 @@ type printJob struct {
 
 // beginPrint counts a render as printing on g, on tab t, until endPrint;
 // stop ends the render.
-func (e *engine) beginPrint(g *generation, t *tab, stop context.CancelFunc) *printJob {
-	j := &printJob{start: time.Now(), tab: t, stop: stop}
+func (e *engine) beginPrint(ctx context.Context, g *generation, t *tab, stop context.CancelFunc) *printJob {
+	j := &printJob{start: time.Now(), tab: t, stop: stop, requestID: sdkplugin.RequestID(ctx)}
 	// The tab's last document's, until the render sets the new one: a
 	// blame in between would take this render for printing since then.
 	t.printAt.Store(0)

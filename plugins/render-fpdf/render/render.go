@@ -20,6 +20,7 @@ import (
 	"github.com/mdpress/mdpress/plugins/render-fpdf/fonts"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/layout"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/paint"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -224,7 +225,7 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	lay func(layout.Options) (doc *layout.Doc, title string, err error)) (resp *stage.RenderResponse, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.log.Error("render panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			r.log.ErrorContext(ctx, "render panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			resp, err = nil, stage.Wrap(stage.CodeInternal, fmt.Errorf("panic: %v", p), "render failed")
 		}
 	}()
@@ -251,8 +252,14 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	if numbering == "" { // the public contract's default
 		numbering = stage.NumberingCenter
 	}
+	log := r.log
+	if id := sdkplugin.RequestID(ctx); id != "" {
+		// The layout logs without the call's context (a formula printed
+		// as source, emoji past their bound): its lines name the request.
+		log = log.With("requestId", id)
+	}
 	doc, title, err := lay(layout.Options{
-		Page: req.Page, Tokens: req.Tokens, Fonts: set, Emoji: emojiFont, Log: r.log, MaxPages: cfg.MaxPages,
+		Page: req.Page, Tokens: req.Tokens, Fonts: set, Emoji: emojiFont, Log: log, MaxPages: cfg.MaxPages,
 	})
 	if err != nil {
 		return nil, err
@@ -264,7 +271,7 @@ func (r *Renderer) render(ctx context.Context, req *stage.RenderRequest,
 	if err != nil {
 		return nil, layoutError(err, cfg.MaxPages)
 	}
-	r.log.Debug("rendered", "pages", len(doc.Pages), "bytes", len(pdf), "took", time.Since(start).Round(10*time.Microsecond).String())
+	r.log.DebugContext(ctx, "rendered", "pages", len(doc.Pages), "bytes", len(pdf), "took", time.Since(start).Round(10*time.Microsecond).String())
 	return &stage.RenderResponse{PDF: pdf, Pages: len(doc.Pages)}, nil
 }
 

@@ -41,7 +41,7 @@ func (d *Disk) Open(ctx context.Context, req *stage.OpenRequest) (*stage.OpenRes
 	}
 	f, err := st.root.Open(dataPath(req.ID))
 	if errors.Is(err, fs.ErrNotExist) {
-		d.log.Warn("metadata without data file", "id", req.ID)
+		d.log.WarnContext(ctx, "metadata without data file", "id", req.ID)
 		return nil, notFound()
 	}
 	if err != nil {

@@ -91,7 +91,7 @@ func (s *Sink) discard(ctx context.Context, st *state, key string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), discardTimeout)
 	defer cancel()
 	if _, err := st.client.DeleteObject(dctx, &s3.DeleteObjectInput{Bucket: &st.cfg.Bucket, Key: &key}); err != nil {
-		s.log.Warn("delete the object of a failed store", "key", key, "err", err)
+		s.log.WarnContext(ctx, "delete the object of a failed store", "key", key, "err", err)
 	}
 }
 
