@@ -50,13 +50,18 @@ func TestOpenAPICheckHasTeeth(t *testing.T) {
 		{"400 for a valid request", "POST", "/v1/pdf/markdown", `{"markdown":"x","pageSize":"Folio"}`, 400, "application/json", `{"error":"bad"}`, "document accepts"},
 		{"200 for an invalid request", "POST", "/v1/pdf/markdown", `{"markdown":"x","pageSize":"A10"}`, 200, "application/pdf", "%PDF-1.4", "document rejects"},
 		{"200 for an unknown route", "GET", "/v1/secret", "", 200, "application/json", `{}`, "no such operation"},
+		{"error without its request id", "POST", "/v1/pdf/markdown", `{"markdown":""}`, 400, "application/json", `{"error":"the markdown field must not be empty"}`, "X-Request-Id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &errorRecorder{TB: t}
 			hasBody := tt.reqBody != ""
 			req := a.request(t, tt.method, tt.path, "mdp_test", []byte(tt.reqBody), hasBody, nil)
-			resp := &http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {tt.contentType}}, Body: io.NopCloser(strings.NewReader(""))}
+			header := http.Header{"Content-Type": {tt.contentType}, "X-Request-Id": {"0123456789abcdef"}}
+			if tt.name == "error without its request id" {
+				header.Del("X-Request-Id")
+			}
+			resp := &http.Response{StatusCode: tt.status, Header: header, Body: io.NopCloser(strings.NewReader(""))}
 			a.check(rec, req, []byte(tt.reqBody), resp, []byte(tt.body))
 			got := strings.Join(rec.errs, "\n")
 			switch {
