@@ -144,8 +144,11 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 // cleanMathML writes s again with each element's attributes in name
 // order, since the converter writes them in map order and the same
 // formula must give the same HTML, or reports false when s holds anything
-// but MathML elements: the converter copies \text{...} through unescaped,
-// so "\text{<div>}" would otherwise open an HTML element in the formula.
+// but MathML elements, each end tag closing the element opened last: the
+// converter copies \text{...} through unescaped, so "\text{<div>}" would
+// otherwise open an HTML element in the formula, and "\text{</math>}"
+// close elements it did not open (Chromium then printed the formula's
+// TeX annotation as text, or nothing at all).
 // It also returns the compact form the tree carries: the same elements
 // without the TeX annotation (the node's Text already holds it), the
 // semantics wrapper and the attributes only a browser reads (class,
@@ -155,12 +158,13 @@ func cleanMathML(s string) (html, tree string, ok bool) {
 	b.Grow(len(s))
 	t.Grow(len(s) / 2)
 	skip := 0 // depth inside an annotation
+	var open []string
 	z := xhtml.NewTokenizer(strings.NewReader(s))
 	for {
 		tt := z.Next()
 		switch tt {
 		case xhtml.ErrorToken:
-			if !errors.Is(z.Err(), io.EOF) {
+			if !errors.Is(z.Err(), io.EOF) || len(open) > 0 {
 				return "", "", false
 			}
 			return b.String(), t.String(), true
@@ -174,6 +178,15 @@ func cleanMathML(s string) (html, tree string, ok bool) {
 			tok := z.Token()
 			if !mathMLElements[tok.Data] {
 				return "", "", false
+			}
+			switch tt {
+			case xhtml.StartTagToken:
+				open = append(open, tok.Data)
+			case xhtml.EndTagToken:
+				if len(open) == 0 || open[len(open)-1] != tok.Data {
+					return "", "", false
+				}
+				open = open[:len(open)-1]
 			}
 			slices.SortFunc(tok.Attr, func(a, b xhtml.Attribute) int { return strings.Compare(a.Key, b.Key) })
 			if tok.Data == "mtd" {
