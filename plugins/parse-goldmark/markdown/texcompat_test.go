@@ -150,8 +150,8 @@ func TestTeXCompatChromium(t *testing.T) {
 // \operatorname, an alphabet in another) more end tags than start tags
 // panicked the parse, and the whole document was a 500 on both backends;
 // in any other, Chromium printed the TeX annotation as text beside the
-// formula, or nothing. Such a formula prints as its source, as
-// "\text{<div>}" does.
+// formula, or nothing, as it drew nothing of MathML elements in \text.
+// Such a formula prints as its source, as "\text{<div>}" does.
 func TestMathTextEndTags(t *testing.T) {
 	for _, tex := range []string{
 		`\text{</mrow></mrow></math>} \tag{1}`,
@@ -162,6 +162,8 @@ func TestMathTextEndTags(t *testing.T) {
 		`\text{</mrow>} x`,
 		`\text{<mrow><mrow>} x`,
 		`\text{</mi>} \sin x`,
+		`\text{<mroot></mroot>}`,
+		`\text{<mi>x</mi>} \tag{2}`,
 	} {
 		src := "$$" + tex + "$$\n\nand $" + tex + "$ inline.\n"
 		resp, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: src})
