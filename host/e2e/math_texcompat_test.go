@@ -176,3 +176,31 @@ func TestMathGather(t *testing.T) {
 		})
 	}
 }
+
+// TestMathTextEndTags: a MathML end tag in \text, which the converter
+// copies through unescaped, in a formula with a \tag panicked the parse,
+// and the document was a 500 on both backends; without the \tag Chromium
+// printed the formula's TeX annotation as text beside it, and drew
+// nothing of a formula of MathML elements in \text. Such a formula
+// prints as its source, once, and the document prints.
+func TestMathTextEndTags(t *testing.T) {
+	pdfcheck.Require(t)
+	const md = "Before.\n\n$$\\text{</mrow></mrow></math>} \\tag{1}$$\n\nAnd $\\text{</math>} y$ after, " +
+		"$\\text{<mroot></mroot>}$ too.\n"
+	for _, backend := range backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " ")
+			const want = `Before. \text{</mrow></mrow></math>} \tag{1} And \text{</math>} y after, \text{<mroot></mroot>} too.`
+			if !strings.Contains(text, want) {
+				t.Errorf("no %q in:\n%s", want, text)
+			}
+		})
+	}
+}

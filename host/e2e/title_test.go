@@ -27,6 +27,11 @@ func TestPDFTitle(t *testing.T) {
 			for _, tt := range []struct{ name, markdown, want string }{
 				{"heading", "Intro line.\n\n# Quarterly report\n\nText.\n", "Quarterly report"},
 				{"no heading", "Only a paragraph, no heading.\n", "document"},
+				// Control characters, which viewers and tools (pdfinfo in a
+				// terminal) would show raw, are spaces: render-fpdf wrote
+				// the escape sequence, the NUL and the bell as they came.
+				{"control characters in front matter", "---\ntitle: \"Q\\e[2J3\\0report\\a\"\n---\n\nText.\n", "Q [2J3 report"},
+				{"control characters in a heading", "# Q\x1b[31m3\x7freport\n\nText.\n", "Q [31m3 report"},
 			} {
 				t.Run(tt.name, func(t *testing.T) {
 					resp, pdf := h.post(key, map[string]string{"markdown": tt.markdown})

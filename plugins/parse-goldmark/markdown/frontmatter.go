@@ -116,7 +116,7 @@ func parseFrontMatter(y []byte) (fm *frontMatter) {
 		fm.values = append(fm.values, w.cell(v))
 		if fm.title == "" && isTitle(k) {
 			if v := resolve(v); v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
-				fm.title = strings.Join(strings.Fields(v.Value), " ")
+				fm.title = oneLine(v.Value)
 			}
 		}
 	}

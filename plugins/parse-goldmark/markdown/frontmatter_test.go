@@ -61,6 +61,11 @@ func TestFrontMatter(t *testing.T) {
 		{"title a list", "---\ntitle: [a, b]\n---\n# H\n", [][2][]string{{{"title"}, {"a, b"}}}, "H"},
 		{"title in capitals", "---\nTitle: '  Hugo   post '\n---\n# H\n", [][2][]string{{{"Title"}, {"Hugo post"}}}, "Hugo post"},
 		{"title through an alias", "---\nname: &n Aliased\ntitle: *n\n---\n", [][2][]string{{{"name", "title"}, {"Aliased", "Aliased"}}}, "Aliased"},
+		// A title is metadata viewers and tools show raw: no escape
+		// sequence, NUL or bell, as Chromium's <title> has none.
+		{"title with control characters", "---\ntitle: \"a\\e[2Jb\\0c\\x07d\\x9be\"\n---\n# H\n",
+			[][2][]string{{{"title"}, {"a\x1b[2Jb\x00c\x07d\u009be"}}}, "a [2Jb c d e"},
+		{"heading with control characters", "# a\x1bb\x7fc\u009bd\n", nil, "a b c d"},
 		{"html escaped", "---\n\"<b>k</b>\": <script>alert(1)</script> & <i>x</i>\n---\n", [][2][]string{{{"<b>k</b>"}, {"<script>alert(1)</script> & <i>x</i>"}}}, ""},
 		{"thirteen keys", "---\n" + keys(13) + "---\n", [][2][]string{
 			{{"k0", "k1", "k2", "k3", "k4", "k5"}, {"v0", "v1", "v2", "v3", "v4", "v5"}},

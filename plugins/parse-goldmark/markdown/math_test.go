@@ -157,7 +157,7 @@ func TestMathBounds(t *testing.T) {
 // FuzzMathML: no TeX within the formula limit panics the converter, takes
 // long, or gets anything but MathML into the HTML.
 func FuzzMathML(f *testing.F) {
-	for _, s := range []string{`\sum_{i=1}^n i^2`, `\frac{a}{b}`, `\begin{matrix}a&b\\c&d\end{matrix}`, `\text{<b>}`,
+	for _, s := range []string{`\sum_{i=1}^n i^2`, `\frac{a}{b}`, `\begin{matrix}a&b\\c&d\end{matrix}`, `\text{<b>}`, `\text{</mrow></math>} \tag{1}`,
 		`\left(\sqrt[3]{x}\right)`, `\ce{H2O}`, `\operatorname{f}`, `x^{y^{z^{w}}}`, `\overbrace{a}^{b}`, `a + b = c`} {
 		f.Add(s)
 	}

@@ -144,8 +144,13 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 // cleanMathML writes s again with each element's attributes in name
 // order, since the converter writes them in map order and the same
 // formula must give the same HTML, or reports false when s holds anything
-// but MathML elements: the converter copies \text{...} through unescaped,
-// so "\text{<div>}" would otherwise open an HTML element in the formula.
+// but MathML elements, each end tag closing the element opened last and
+// no element inside a token element (mi, mn, mo, ms, mtext, which hold
+// text): the converter copies \text{...} through unescaped, so
+// "\text{<div>}" would otherwise open an HTML element in the formula,
+// "\text{</math>}" close elements it did not open (Chromium then printed
+// the formula's TeX annotation as text, or nothing at all) and
+// "\text{<mroot></mroot>}" draw nothing in Chromium.
 // It also returns the compact form the tree carries: the same elements
 // without the TeX annotation (the node's Text already holds it), the
 // semantics wrapper and the attributes only a browser reads (class,
@@ -155,12 +160,13 @@ func cleanMathML(s string) (html, tree string, ok bool) {
 	b.Grow(len(s))
 	t.Grow(len(s) / 2)
 	skip := 0 // depth inside an annotation
+	var open []string
 	z := xhtml.NewTokenizer(strings.NewReader(s))
 	for {
 		tt := z.Next()
 		switch tt {
 		case xhtml.ErrorToken:
-			if !errors.Is(z.Err(), io.EOF) {
+			if !errors.Is(z.Err(), io.EOF) || len(open) > 0 {
 				return "", "", false
 			}
 			return b.String(), t.String(), true
@@ -174,6 +180,18 @@ func cleanMathML(s string) (html, tree string, ok bool) {
 			tok := z.Token()
 			if !mathMLElements[tok.Data] {
 				return "", "", false
+			}
+			if tt != xhtml.EndTagToken && len(open) > 0 && tokenElements[open[len(open)-1]] {
+				return "", "", false
+			}
+			switch tt {
+			case xhtml.StartTagToken:
+				open = append(open, tok.Data)
+			case xhtml.EndTagToken:
+				if len(open) == 0 || open[len(open)-1] != tok.Data {
+					return "", "", false
+				}
+				open = open[:len(open)-1]
 			}
 			slices.SortFunc(tok.Attr, func(a, b xhtml.Attribute) int { return strings.Compare(a.Key, b.Key) })
 			if tok.Data == "mtd" {
@@ -225,6 +243,9 @@ var mathMLElements = func() map[string]bool {
 	}
 	return m
 }()
+
+// tokenElements are the MathML elements whose content is text.
+var tokenElements = map[string]bool{"mi": true, "mn": true, "mo": true, "ms": true, "mtext": true}
 
 // mathRenderer writes math as MathML, or as its source in a code span or
 // block of class math-tex when it is not converted.

@@ -3,6 +3,7 @@ package markdown
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -59,8 +60,23 @@ func headingText(h *stage.Node) string {
 		}
 	}
 	walk(h, false)
-	if text := strings.Join(strings.Fields(b.String()), " "); text != "" {
+	if text := oneLine(b.String()); text != "" {
 		return text
 	}
-	return strings.Join(strings.Fields(alts.String()), " ")
+	return oneLine(alts.String())
+}
+
+// oneLine is s as a title or a bookmark holds it: its white space
+// collapsed and each control character (C0, DEL, C1) made a space. Viewers,
+// file managers and tools (pdfinfo in a terminal) show a PDF's title as it
+// is: a heading's ESC, or front matter's "\e[2J" or "\0", reached
+// render-fpdf's /Title as an escape sequence or a NUL, where Chromium,
+// reading the <title>, made them spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)), " ")
 }

@@ -506,6 +506,11 @@ func fixMathML(s string, tex []byte) (string, bool) {
 			}
 			b.WriteString(tok.String())
 		case xhtml.EndTagToken:
+			if depth == 0 {
+				// An end tag of nothing open: \text{</math>}, which the
+				// converter copies through unescaped.
+				return "", false
+			}
 			b.Write(z.Raw())
 			if string(z.Raw()) == "</annotation>" {
 				inAnnotation = false

@@ -2,11 +2,13 @@ package markdown
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mdpress/mdpress/plugins/internal/threadcpu"
+	"github.com/mdpress/mdpress/sdk/stage"
 )
 
 // TestTeXCompat: the commands READMEs write as GitHub's MathJax reads them
@@ -139,6 +141,45 @@ func TestTeXCompatChromium(t *testing.T) {
 		if !strings.Contains(html, w) {
 			t.Errorf("no %s in\n%s", w, html)
 		}
+	}
+}
+
+// TestMathTextEndTags: the converter copies \text{...} through
+// unescaped, so MathML end tags in it closed elements the converter had
+// not opened. In a formula that mdpress rewrites (a \tag, \boxed,
+// \operatorname, an alphabet in another) more end tags than start tags
+// panicked the parse, and the whole document was a 500 on both backends;
+// in any other, Chromium printed the TeX annotation as text beside the
+// formula, or nothing, as it drew nothing of MathML elements in \text.
+// Such a formula prints as its source, as "\text{<div>}" does.
+func TestMathTextEndTags(t *testing.T) {
+	for _, tex := range []string{
+		`\text{</mrow></mrow></math>} \tag{1}`,
+		`\text{</mtext></mrow></semantics></math>} \boxed{x}`,
+		`\text{</mrow></mrow></math>} \operatorname{foo} x`,
+		`\text{</mrow></mrow></math>} \mathcal{\mathbf{A}}`,
+		`\text{</math>} x`,
+		`\text{</mrow>} x`,
+		`\text{<mrow><mrow>} x`,
+		`\text{</mi>} \sin x`,
+		`\text{<mroot></mroot>}`,
+		`\text{<mi>x</mi>} \tag{2}`,
+	} {
+		src := "$$" + tex + "$$\n\nand $" + tex + "$ inline.\n"
+		resp, err := New(nil).Parse(context.Background(), &stage.ParseRequest{Markdown: src})
+		if err != nil {
+			t.Errorf("%s: %v", tex, err)
+			continue
+		}
+		if html := resp.Document.HTML; strings.Contains(html, "<math") {
+			t.Errorf("%s is converted:\n%s", tex, html)
+		}
+		resp.Document.Root.Walk(func(n *stage.Node) bool {
+			if n.Attr("math") != "" && (n.Attr("mathml") != "" || n.Attr("mathtag") != "") {
+				t.Errorf("%q: mathml %q, mathtag %q", n.Text, n.Attr("mathml"), n.Attr("mathtag"))
+			}
+			return true
+		})
 	}
 }
 

@@ -248,6 +248,11 @@ func (e *engine) drawEmoji(a *atom, x, base float64) {
 			W: box.w * size, H: box.h * size}
 		if i == 0 {
 			it.Text, it.Face, it.Size, it.X2, it.Y2, it.LineWidth = a.text, a.face, size, x, base, a.w
+			// Painted as its image and as invisible text in a span of
+			// its own (paint.emoji), it costs the page's content twice a
+			// text run's: counted once, 250,000 emoji held 319 MiB of
+			// heap, over the ~250 MiB that MaxItems keeps a render to.
+			e.items++
 		}
 		e.add(it)
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"os"
 	"runtime"
 	"strings"
@@ -175,6 +176,43 @@ func TestManyEmojiBounded(t *testing.T) {
 	}
 	if n := imageObjects(t, resp.PDF); n != len(tenEmoji) {
 		t.Errorf("%d images embedded, want %d", n, len(tenEmoji))
+	}
+}
+
+// TestEmojiItemsBounded: an emoji is painted as its image and as
+// invisible text over it, twice the page content of a text run, and
+// counts twice against layout.MaxItems. Counted once, a document of
+// 245,000 emoji (1.2 MB) rendered with 319 MiB of heap, over the bound
+// that every document inside the budgets keeps to
+// (TestHostileLayoutBounded); now it is refused before the memory is
+// spent, and the most emoji a document may hold stay under the bound.
+func TestEmojiItemsBounded(t *testing.T) {
+	needEmojiFont(t)
+	const heapBound = 256 << 20
+	r := emojiRenderer(t, SystemEmoji)
+	for _, tc := range []struct {
+		n       int
+		refused bool
+	}{{layout.MaxItems/2 - 5000, false}, {layout.MaxItems - 5000, true}} {
+		q := &stage.RenderRequest{Document: markdownDoc(t, manyEmoji(tc.n, tenEmoji)), Tokens: modernTokens, Page: a4(t), Numbering: stage.NumberingNone}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peak := 0
+		stop := plugintest.SamplePeakHeap(&peak)
+		_, err := r.Render(context.Background(), q)
+		stop()
+		peak -= int(ms.HeapAlloc)
+		t.Logf("%d emoji: peak heap %d MiB over the tree: %v", tc.n, peak>>20, err)
+		if peak > heapBound {
+			t.Errorf("%d emoji: peak heap %d MiB, want under %d MiB", tc.n, peak>>20, heapBound>>20)
+		}
+		var se *stage.Error
+		if refused := errors.As(err, &se) && se.Code == stage.CodeTooLarge; refused != tc.refused {
+			t.Errorf("%d emoji: %v, want refused %v", tc.n, err, tc.refused)
+		} else if err != nil && !refused {
+			t.Fatal(err)
+		}
 	}
 }
 
