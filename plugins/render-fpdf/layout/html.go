@@ -243,16 +243,19 @@ func (h *htmlState) apply(e *engine, st *style) *style {
 
 // rawHTML interprets an inline HTML fragment (usually a single tag).
 func (in *inliner) rawHTML(src string, st *style) {
-	tokenize(src, func(t *token) {
-		switch t.kind {
-		case tokText:
-			in.text(t.text, st)
-		case tokStart:
-			in.startTag(t, st)
-		case tokEnd:
-			in.endTag(t.name, st)
-		}
-	})
+	tokenize(src, func(t *token) { in.token(t, st) })
+}
+
+// token interprets one token of inline HTML.
+func (in *inliner) token(t *token, st *style) {
+	switch t.kind {
+	case tokText:
+		in.text(t.text, st)
+	case tokStart:
+		in.startTag(t, st)
+	case tokEnd:
+		in.endTag(t.name, st)
+	}
 }
 
 func (in *inliner) startTag(t *token, st *style) {
@@ -437,14 +440,7 @@ func (e *engine) htmlBlock(src string) {
 				return
 			}
 			for _, t := range tbl.stray {
-				switch t.kind {
-				case tokText:
-					in.text(t.text, st)
-				case tokStart:
-					in.startTag(t, st)
-				case tokEnd:
-					in.endTag(t.name, st)
-				}
+				in.token(t, st)
 			}
 			flush()
 			e.table(tbl.node())

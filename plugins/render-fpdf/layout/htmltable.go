@@ -29,11 +29,29 @@ type htmlTable struct {
 	// stray is content outside every cell, which a browser moves before
 	// the table (a <caption> too is drawn above it).
 	stray []*token
+	// skip is the element drawn nothing of (hidden) that the tokens are
+	// in, or "": its tags are its text, as tablesClosed reads them.
+	skip string
 }
 
 // add takes the next token of the table; it reports false once the
 // table's end tag is read.
 func (h *htmlTable) add(t *token) bool {
+	// A "<table>" in a <style> or an <svg> opens no table: counted, the
+	// table's own end tag only closed it, the table never ended, and the
+	// table and the rest of its block were dropped.
+	switch {
+	case h.skip != "":
+		if t.kind == tokEnd && t.name == h.skip {
+			h.skip = ""
+		}
+		h.write(t)
+		return true
+	case t.kind == tokStart && hidden[t.name] && !t.selfClosing:
+		h.skip = t.name
+		h.write(t)
+		return true
+	}
 	nested := h.depth > 1
 	switch {
 	case t.kind == tokStart && t.name == "table" && !t.selfClosing:

@@ -51,6 +51,18 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 		return atom{}, false
 	}
 	display := root.attr("display") == "block"
+	var tag string
+	if display {
+		tag = n.Attr("mathtag")
+		for _, r := range tag {
+			if !e.fonts.Face(st.face()).Has(r) {
+				// A tag is drawn in the text's face alone, which lacks
+				// this character: the formula prints as source, whole,
+				// before it is laid out and charged to the bounds.
+				return atom{}, false
+			}
+		}
+	}
 	c := mctx{size: st.size, base: st.size, display: display}
 	b, err := e.newMathLayout().lay(root, c)
 	if err != nil {
@@ -76,17 +88,7 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 	if display {
 		kind = aBlockMath
 	}
-	ref := mathRef{box: b, tex: n.Text, row: row, cuts: cuts}
-	if display {
-		ref.tag = n.Attr("mathtag")
-		for _, r := range ref.tag {
-			if !e.fonts.Face(st.face()).Has(r) {
-				// A tag is drawn in the text's face alone, which lacks
-				// this character: the formula prints as source, whole.
-				return atom{}, false
-			}
-		}
-	}
+	ref := mathRef{box: b, tex: n.Text, row: row, cuts: cuts, tag: tag}
 	e.maths = append(e.maths, ref)
 	w := b.w
 	if ref.tag != "" {

@@ -458,14 +458,6 @@ func TestMathTag(t *testing.T) {
 				node = with(&stage.Node{Kind: stage.KindCodeBlock, Text: tex}, "lang", "math", "math", "display", "mathml", tc.mml, "mathtag", "(1)")
 			}
 			d := lay(t, node)
-			set, _ := testFonts()
-			width := func(it Item) float64 {
-				w := 0
-				for _, r := range it.Text {
-					w += set.Face(it.Face).Width(r)
-				}
-				return float64(w) * it.Size / 1000
-			}
 			var begin, end, tag Item
 			var first, last = math.Inf(1), math.Inf(-1) // the formula's glyphs
 			for _, it := range d.Pages[0].Items {
@@ -478,13 +470,13 @@ func TestMathTag(t *testing.T) {
 					tag = it
 				case it.Kind == Text && begin.Kind == MathBegin && end.Kind != MathEnd:
 					first = math.Min(first, it.X)
-					last = math.Max(last, it.X+width(it))
+					last = math.Max(last, it.X+textWidth(t, it))
 				}
 			}
 			if begin.Kind != MathBegin || begin.Text != tex || tag.Text != "(1)" {
 				t.Fatalf("no tagged formula laid out: %+v", d.Pages[0].Items)
 			}
-			tagW := width(tag)
+			tagW := textWidth(t, tag)
 			col := d.Content
 			if r := tag.X + tagW; math.Abs(r-col.X1) > 0.5 {
 				t.Errorf("tag ends at %.1f, the column at %.1f", r, col.X1)
@@ -559,13 +551,6 @@ func TestMathTagNoRoom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			width := func(it Item) float64 {
-				w := 0
-				for _, r := range it.Text {
-					w += set.Face(it.Face).Width(r)
-				}
-				return float64(w) * it.Size / 1000
-			}
 			var begin, end, tagIt Item
 			var glyphs []Item
 			for _, it := range d.Pages[0].Items {
@@ -584,21 +569,53 @@ func TestMathTagNoRoom(t *testing.T) {
 				t.Fatalf("no tagged formula laid out: %+v", d.Pages[0].Items)
 			}
 			col := d.Content
-			if tagIt.X < col.X0-0.5 || tagIt.X+width(tagIt) > col.X1+0.5 {
-				t.Errorf("tag drawn from %.1f to %.1f, the column is %.1f-%.1f", tagIt.X, tagIt.X+width(tagIt), col.X0, col.X1)
+			if tagIt.X < col.X0-0.5 || tagIt.X+textWidth(t, tagIt) > col.X1+0.5 {
+				t.Errorf("tag drawn from %.1f to %.1f, the column is %.1f-%.1f", tagIt.X, tagIt.X+textWidth(t, tagIt), col.X0, col.X1)
 			}
 			face := set.Face(tagIt.Face)
 			tagTop := tagIt.Y - face.Ascent*tagIt.Size
 			for _, g := range glyphs {
 				gf := set.Face(g.Face)
 				// Overlapping boxes: across and down.
-				if g.X < tagIt.X+width(tagIt) && tagIt.X < g.X+width(g) && tagTop < g.Y+gf.Descent*g.Size {
-					t.Errorf("formula's %q at (%.1f, %.1f) under the tag at (%.1f-%.1f, %.1f)", g.Text, g.X, g.Y, tagIt.X, tagIt.X+width(tagIt), tagIt.Y)
+				if g.X < tagIt.X+textWidth(t, tagIt) && tagIt.X < g.X+textWidth(t, g) && tagTop < g.Y+gf.Descent*g.Size {
+					t.Errorf("formula's %q at (%.1f, %.1f) under the tag at (%.1f-%.1f, %.1f)", g.Text, g.X, g.Y, tagIt.X, tagIt.X+textWidth(t, tagIt), tagIt.Y)
 				}
 			}
-			if end.X+end.W < tagIt.X+width(tagIt)-0.5 || begin.X > glyphs[0].X {
+			if end.X+end.W < tagIt.X+textWidth(t, tagIt)-0.5 || begin.X > glyphs[0].X {
 				t.Errorf("the TeX's span %.1f-%.1f does not hold the formula and the tag", begin.X, end.X+end.W)
 			}
 		})
+	}
+}
+
+// TestMathTagUnsupportedFree: a formula printed as source because its
+// tag holds a character the text's face lacks costs nothing of the
+// document's bound on formula items; it was charged for items it never
+// drew, so that, a bound's worth of them on, every later formula printed
+// as source too.
+func TestMathTagUnsupportedFree(t *testing.T) {
+	set, err := testFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mml = `<math display="block"><mrow><mi>x</mi></mrow></math>`
+	tagged := with(&stage.Node{Kind: stage.KindCodeBlock, Text: `x \tag{式1}`}, "lang", "math", "math", "display", "mathml", mml, "mathtag", "(式1)")
+	plain := with(&stage.Node{Kind: stage.KindCodeBlock, Text: `x`}, "lang", "math", "math", "display", "mathml", mml)
+	// A bound that holds the one formula, and not two.
+	d, err := Layout(context.Background(), n(stage.KindDocument, tagged, plain), Options{Page: a4, Fonts: set, maxMathItems: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	formulas := map[string]bool{}
+	for _, it := range d.Pages[0].Items {
+		if it.Kind == MathBegin {
+			formulas[it.Text] = true
+		}
+	}
+	if formulas[tagged.Text] {
+		t.Fatal("the formula tagged with a character DejaVu lacks was laid out; the test needs one printed as source")
+	}
+	if !formulas[plain.Text] {
+		t.Errorf("the untagged formula after it printed as source: %+v", d.Pages[0].Items)
 	}
 }

@@ -68,3 +68,31 @@ func TestHTMLTable(t *testing.T) {
 		t.Errorf("a table with Markdown in its cells printed %q", text)
 	}
 }
+
+// TestHTMLTableHiddenMarkup: a table tag inside an element that draws
+// nothing (<style>, <svg>, <script>) is that element's text, as
+// Chromium reads it and as the check that the block's tables end counts
+// it; the table counted it as a nested table, never ended, and was dropped
+// with the rest of its block, silently.
+func TestHTMLTableHiddenMarkup(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	for _, cell := range []string{
+		`<style>/* <table> */ td { color: red }</style>`,
+		`<svg><table></svg>`,
+		`<script>document.write("<table><tr><td>")</script>`,
+	} {
+		md := "<table><tr><td>One" + cell + "</td><td>Two</td></tr></table>\n<p>Three</p>\n\nAfter\n"
+		text := strings.Join(strings.Fields(readingText(t, renderPDF(t, r, req{
+			doc: markdownDoc(t, md), tokens: modernTokens, numbering: "none",
+		}).PDF)), " ")
+		for _, w := range []string{"One", "Two", "Three", "After"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s in a cell: printed %q, without %q", cell, text, w)
+			}
+		}
+		if strings.Contains(text, "table") || strings.Contains(text, "red") {
+			t.Errorf("%s in a cell: printed %q, with the hidden element's text", cell, text)
+		}
+	}
+}

@@ -259,7 +259,8 @@ func TestChromiumPrint(t *testing.T) {
 	// <td align="center"> printed flush left.
 	t.Run("align attribute", func(t *testing.T) {
 		html := `<table style="width: 100%"><tr><td align="left">west</td><td>plain</td></tr>` +
-			`<tr><td align="center">middle</td><td align="right">east</td></tr></table>` +
+			`<tr><td align="center">middle</td><td align="right">east</td></tr>` +
+			`<tr align="right"><td>rowwise</td><td>x</td></tr></table>` +
 			`<table style="width: 100%"><tr><th>head</th><th>other</th></tr></table>`
 		for _, theme := range []string{"modern", "basic"} {
 			pdf := doc(theme, html, a5, stage.NumberingNone, "")
@@ -279,6 +280,12 @@ func TestChromiumPrint(t *testing.T) {
 			// centre at about 0.3 of the page, the second's at 0.7.
 			if x["middle"] < 0.25 || x["middle"] > 0.35 || x["east"] < 0.8 || x["west"] > 0.2 {
 				t.Errorf("%s: west at %.2f, middle at %.2f, east at %.2f of the page: align attributes not honoured", theme, x["west"], x["middle"], x["east"])
+			}
+			// A row's align is its cells' when they have none, as in
+			// render-fpdf: modern's flush left for cells without align
+			// overrode the row's too.
+			if x["rowwise"] < 0.38 {
+				t.Errorf("%s: a cell of a <tr align=\"right\"> centred at %.2f of the page: the row's align not honoured", theme, x["rowwise"])
 			}
 			if theme == "modern" && x["head"] > 0.2 {
 				t.Errorf("modern: a header cell without alignment at %.2f of the page, want it flush left", x["head"])
