@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -373,7 +372,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job
 		// Paced as a download is: a client that reads slowly gets its whole
 		// PDF past the write timeout, and one that stops reading is cut
 		// after a minute, where the write timeout held the PDF for three.
-		if err := s.stream(w, r, bytes.NewReader(res.PDF), "answer"); err != nil {
+		if err := s.streamBytes(w, r, res.PDF, "answer"); err != nil {
 			return err
 		}
 	}

@@ -161,27 +161,54 @@ func downloadDeadline(start, now time.Time, sent int) time.Time {
 	return byRate
 }
 
+// streamPiece is the most that one write of a stream hands the
+// connection, each write with a deadline of its own.
+const streamPiece = 64 << 10
+
 // stream writes body out to the client, paced as a download, and returns
 // why it stopped short: nil once every byte was handed to the connection.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, what string) error {
+	buf := make([]byte, streamPiece)
+	return s.pace(w, r, what, func() ([]byte, error) {
+		n, err := body.Read(buf)
+		return buf[:n], err
+	})
+}
+
+// streamBytes is stream for a body already in memory, a converted PDF:
+// its pieces are written from it as they are, where a reader over it was
+// copied through a 64 KiB buffer allocated for each answer.
+func (s *Server) streamBytes(w http.ResponseWriter, r *http.Request, body []byte, what string) error {
+	return s.pace(w, r, what, func() ([]byte, error) {
+		if len(body) == 0 {
+			return nil, io.EOF
+		}
+		p := body[:min(len(body), streamPiece)]
+		body = body[len(p):]
+		return p, nil
+	})
+}
+
+// pace writes the pieces next returns until it returns an error, io.EOF
+// once all are out, for stream and streamBytes.
+func (s *Server) pace(w http.ResponseWriter, r *http.Request, what string, next func() ([]byte, error)) error {
 	rc := http.NewResponseController(w)
 	// A request cut (by a shutdown that gave up waiting for it) ends its
 	// write at once: a client that stopped reading held a write for up to
 	// the stall bound, and the host's exit for 15 s past its drain.
 	stop := context.AfterFunc(r.Context(), func() { _ = rc.SetWriteDeadline(time.Now()) })
 	defer stop()
-	buf := make([]byte, 64<<10)
 	start, sent := time.Now(), 0
 	for {
-		n, rerr := body.Read(buf)
-		if n > 0 {
-			sent += n
+		p, rerr := next()
+		if len(p) > 0 {
+			sent += len(p)
 			_ = rc.SetWriteDeadline(downloadDeadline(start, time.Now(), sent))
 			// Set after the cut's deadline, this one would outlive it.
 			if r.Context().Err() != nil {
 				return context.Cause(r.Context())
 			}
-			if _, err := w.Write(buf[:n]); err != nil {
+			if _, err := w.Write(p); err != nil {
 				if r.Context().Err() == nil {
 					s.log.Warn(what+" stream broke", "requestId", requestID(r.Context()), "err", err)
 				}

@@ -157,7 +157,14 @@ func receivePDF(stream grpc.ClientStream) (*stage.RenderResponse, error) {
 		if err != nil {
 			return nil, fromStatus(err)
 		}
-		pdf = append(pdf, chunk.Data...)
+		if pdf == nil {
+			// Unmarshalling copied the chunk out of gRPC's buffer already:
+			// a PDF of one chunk, as nearly every one is, is used as it
+			// came rather than copied again.
+			pdf = chunk.Data
+		} else {
+			pdf = append(pdf, chunk.Data...)
+		}
 		if chunk.Pages > 0 {
 			resp.Pages = int(chunk.Pages)
 		}

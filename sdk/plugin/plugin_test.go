@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -99,6 +101,51 @@ func TestRenderCarriesLargePDFInChunks(t *testing.T) {
 	}
 	if !bytes.Equal(resp.PDF, pdf) || resp.Pages != 7 {
 		t.Fatalf("got %d bytes, %d pages; want %d bytes, 7 pages", len(resp.PDF), resp.Pages, len(pdf))
+	}
+}
+
+// TestRenderOneChunkPDFNotCopied: a PDF that crosses in one chunk, as
+// nearly every one does, reaches the caller in the buffer its message was
+// unmarshalled into. Copied again, it made the host allocate a second PDF
+// per conversion, and collect garbage the more often for it.
+func TestRenderOneChunkPDFNotCopied(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations are not measured under the race detector (see raceEnabled)")
+	}
+	pdf := bytes.Repeat([]byte("0123456789abcdef"), 512<<10/16) // 512 KiB, one chunk
+	c := connect(t, stage.NameRender, &fakeStages{pdf: pdf})
+	req := &stage.RenderRequest{
+		Page:     stage.PageSize{Name: "A4", WidthPt: 595.28, HeightPt: 841.89},
+		Tokens:   stage.Tokens{Margins: [4]float64{10, 20, 30, 40}},
+		Document: stage.Document{Root: &stage.Node{Kind: stage.KindDocument, Children: []*stage.Node{{Kind: stage.KindHeading, Attrs: map[string]string{"level": "1"}}}}},
+	}
+	render := func() {
+		resp, err := c.Render(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(resp.PDF, pdf) {
+			t.Fatalf("got %d bytes, want the %d of the PDF", len(resp.PDF), len(pdf))
+		}
+	}
+	// gRPC's buffer pools fill on the first calls; the least of a few
+	// measures leaves out what another goroutine allocated meanwhile.
+	render()
+	render()
+	least := uint64(math.MaxUint64)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		render()
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	// Both ends are in this process, the plugin's message marshalled into
+	// gRPC's pooled buffers: the caller's unmarshalled chunk is the one
+	// PDF-sized allocation.
+	if limit := uint64(len(pdf)) * 3 / 2; least > limit {
+		t.Fatalf("a render of a %d KiB PDF allocated %d KiB; want at most %d KiB (the chunk as unmarshalled, and little else)",
+			len(pdf)>>10, least>>10, limit>>10)
 	}
 }
 
