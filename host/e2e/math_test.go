@@ -156,7 +156,10 @@ func TestMathConverterLog(t *testing.T) {
 			}
 		case strings.Contains(line, `msg="math converter failed on a formula, printed as its source"`):
 			failed++
-			if !strings.Contains(line, "level=INFO") || strings.Contains(line, `\hat`) {
+			// Under the request's id, as the plugins' other lines about
+			// a request are.
+			if !strings.Contains(line, "level=INFO") || strings.Contains(line, `\hat`) ||
+				!strings.Contains(line, "requestId="+resp.Header.Get("X-Request-Id")) {
 				t.Errorf("failure line: %s", line)
 			}
 		}

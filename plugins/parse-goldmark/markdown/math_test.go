@@ -168,7 +168,7 @@ func FuzzMathML(f *testing.F) {
 		defer release()
 		start := now()
 		for _, display := range []bool{false, true} {
-			if out, tree, ok := toMathML([]byte(tex), display, newMathBudget()); ok {
+			if out, tree, ok := toMathML([]byte(tex), display, newMathBudget(context.Background())); ok {
 				again, againTree, ok := cleanMathML(out)
 				if !ok || again != out {
 					t.Fatalf("not clean MathML: %q", out)
@@ -354,7 +354,7 @@ func TestMathFunctionSpace(t *testing.T) {
 		{`y=\sin x`, `<mrow><mi>y</mi><mo>=</mo><mi lspace="0.11111em">sin</mi>` + fa + `<mi>x</mi></mrow>`},
 		{`(\sin x)`, `<mrow><mo form="prefix" stretchy="false">(</mo><mi lspace="0.11111em">sin</mi>` + fa + `<mi>x</mi><mo form="postfix" stretchy="false">)</mo></mrow>`},
 	} {
-		html, tree, ok := toMathML([]byte(c.tex), true, newMathBudget())
+		html, tree, ok := toMathML([]byte(c.tex), true, newMathBudget(context.Background()))
 		if !ok {
 			t.Errorf("%s: not converted", c.tex)
 			continue
@@ -378,7 +378,7 @@ func TestMathCellAlign(t *testing.T) {
 		{`\begin{gather} a \\ b+c \end{gather}`, "text-align:-webkit-center"},
 		{`\begin{pmatrix} 1 & 100 \end{pmatrix}`, "text-align:-webkit-center"},
 	} {
-		html, _, ok := toMathML([]byte(c.tex), true, newMathBudget())
+		html, _, ok := toMathML([]byte(c.tex), true, newMathBudget(context.Background()))
 		if !ok {
 			t.Fatalf("%s: not converted", c.tex)
 		}
@@ -401,7 +401,7 @@ func TestMathCalligraphicNotName(t *testing.T) {
 		{`\mathcal{AB}`, `<mrow><mi>𝒜︀</mi><mi>ℬ︀</mi></mrow>`},
 		{`\mathscr{F}\sin x`, `<mrow><mi>ℱ︁</mi>` + sp + `<mi lspace="0.11111em">sin</mi>` + fa + `<mi>x</mi></mrow>`},
 	} {
-		_, tree, ok := toMathML([]byte(c.tex), false, newMathBudget())
+		_, tree, ok := toMathML([]byte(c.tex), false, newMathBudget(context.Background()))
 		if want := `<math display="inline">` + c.want + `</math>`; !ok || tree != want {
 			t.Errorf("%s: tree\n%s\nwant\n%s", c.tex, tree, want)
 		}

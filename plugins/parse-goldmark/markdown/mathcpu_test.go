@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"context"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -26,7 +27,7 @@ func TestMathBudgetCountsCPU(t *testing.T) {
 			}
 		}()
 	}
-	b := newMathBudget()
+	b := newMathBudget(context.Background())
 	start := time.Now()
 	for time.Since(start) < 300*time.Millisecond {
 		if _, _, ok := toMathML(tex, true, b); !ok {

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"context"
 	"log"
 	"log/slog"
 	"strings"
@@ -62,13 +63,13 @@ func useMathLog(log *slog.Logger) {
 
 // converterFailed logs a formula the converter failed on, which it
 // reports with this error after recovering from a panic.
-func converterFailed(err error, tex []byte) {
+func converterFailed(ctx context.Context, err error, tex []byte) {
 	if !strings.Contains(err.Error(), "unexpected error") {
 		return
 	}
 	if l := mathLog.Load(); l != nil {
 		// Without the formula: it is the user's document, and Info is
 		// kept where debug lines are not.
-		l.Info("math converter failed on a formula, printed as its source", "texBytes", len(tex))
+		l.InfoContext(ctx, "math converter failed on a formula, printed as its source", "texBytes", len(tex))
 	}
 }

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"html"
 	"io"
@@ -42,10 +43,13 @@ var macroDef = regexp.MustCompile(`\\(?:def|newcommand|renewcommand)(?:[^A-Za-z]
 type mathBudget struct {
 	tex, out int
 	time     time.Duration
+	// ctx is the parse call's, for the request id of the lines logged
+	// about the document's formulas.
+	ctx context.Context
 }
 
-func newMathBudget() *mathBudget {
-	return &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, time: maxDocMathTime}
+func newMathBudget(ctx context.Context) *mathBudget {
+	return &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, time: maxDocMathTime, ctx: ctx}
 }
 
 // mathBudgetAttr holds a document's *mathBudget on its goldmark document.
@@ -116,7 +120,7 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 	}
 	out = strings.TrimSpace(out)
 	if err != nil {
-		converterFailed(err, tex)
+		converterFailed(b.ctx, err, tex)
 		return "", "", "", false
 	}
 	if changed || strings.Contains(out, "<menclose") {
@@ -263,11 +267,11 @@ func budgetOf(n ast.Node) *mathBudget {
 				return b
 			}
 		}
-		b := newMathBudget()
+		b := newMathBudget(context.Background())
 		doc.SetAttribute(mathBudgetAttr, b)
 		return b
 	}
-	return newMathBudget()
+	return newMathBudget(context.Background())
 }
 
 func renderMathInline(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -29,7 +29,7 @@ func TestMathText(t *testing.T) {
 		{`\sin(x)`, "sin(x)"},
 		{`x^2 y`, "x^2 y"},
 	} {
-		_, ml, ok := toMathML([]byte(tc.tex), false, newMathBudget())
+		_, ml, ok := toMathML([]byte(tc.tex), false, newMathBudget(context.Background()))
 		if !ok {
 			t.Fatalf("%s: not converted", tc.tex)
 		}
@@ -69,7 +69,7 @@ func TestOutlineMath(t *testing.T) {
 	// A formula the converter did not take (past the document's bounds,
 	// or refused) carries no MathML and keeps its source in the outline,
 	// as on the page; one it took is not converted again.
-	_, tree, ok := toMathML([]byte(`\alpha^2`), false, newMathBudget())
+	_, tree, ok := toMathML([]byte(`\alpha^2`), false, newMathBudget(context.Background()))
 	if !ok {
 		t.Fatal("not converted")
 	}

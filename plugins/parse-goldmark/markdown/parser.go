@@ -102,6 +102,7 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
+	doc.OwnerDocument().SetAttribute(mathBudgetAttr, newMathBudget(ctx))
 	root, err := convert(ctx, fm, doc, src, cfg)
 	if err != nil {
 		return nil, err

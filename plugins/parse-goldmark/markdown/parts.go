@@ -51,7 +51,7 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 	defer release()
 	// One math budget for the document, however many parts and parses
 	// it takes: the tree's MathML is converted part by part.
-	budget := newMathBudget()
+	budget := newMathBudget(ctx)
 	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src), budget)
 	s.fm = fm
 	err = s.run()

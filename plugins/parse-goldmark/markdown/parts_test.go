@@ -228,7 +228,7 @@ func TestParsePartsParsesAgain(t *testing.T) {
 	if n := checkParts(t, p, src); n < 2 {
 		t.Errorf("%d parts", n)
 	}
-	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget())
+	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget(context.Background()))
 	if err := s.run(); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestParsePartsHoldsForDefinitions(t *testing.T) {
 	s = p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error {
 		emitted = append(emitted, s.parts)
 		return nil
-	}, planDefinitions([]byte(src)), newMathBudget())
+	}, planDefinitions([]byte(src)), newMathBudget(context.Background()))
 	if s.holdTo < 0 {
 		t.Fatal("the \"]:\" in the list item is not held for")
 	}
@@ -518,7 +518,7 @@ func TestParsePartsRetriesCapped(t *testing.T) {
 	src := strings.Repeat(unit, 200)
 	p := tinyParts()
 	checkParts(t, p, src)
-	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget())
+	s := p.newStream(t.Context(), []byte(src), DefaultConfig(), func(stage.Part) error { return nil }, planDefinitions([]byte(src)), newMathBudget(context.Background()))
 	if err := s.run(); err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestTeXCompat(t *testing.T) {
 		{`\xrightarrow`, nil, nil},
 		{`\operatorname{\frac{a}{b}}`, nil, nil},
 	} {
-		html, tree, ok := toMathML([]byte(tc.tex), true, newMathBudget())
+		html, tree, ok := toMathML([]byte(tc.tex), true, newMathBudget(context.Background()))
 		if tc.want == nil {
 			if ok {
 				t.Errorf("%s: converted, want printed as source: %s", tc.tex, tree)
@@ -133,7 +133,7 @@ func xmlEscape(s string) string {
 // by it, since Chromium lays out <menclose> as a plain row: the box of
 // \boxed and the stroke of \cancel are styles on it.
 func TestTeXCompatChromium(t *testing.T) {
-	html, _, ok := toMathML([]byte(`\boxed{x} + \cancel{y}`), false, newMathBudget())
+	html, _, ok := toMathML([]byte(`\boxed{x} + \cancel{y}`), false, newMathBudget(context.Background()))
 	if !ok {
 		t.Fatal("not converted")
 	}
@@ -194,7 +194,7 @@ func TestTeXCompatHostile(t *testing.T) {
 		`\xrightarrow[</annotation><script>]{f}`,
 		`\mathop{\text{"><iframe>}}`,
 	} {
-		html, tree, ok := toMathML([]byte(tex), true, newMathBudget())
+		html, tree, ok := toMathML([]byte(tex), true, newMathBudget(context.Background()))
 		for _, s := range []string{html, tree} {
 			if lower := strings.ToLower(s); strings.Contains(lower, "<script") || strings.Contains(lower, "<img") ||
 				strings.Contains(lower, "<iframe") || strings.Contains(lower, "onload=") {
@@ -230,11 +230,11 @@ func TestTeXCompatHostile(t *testing.T) {
 	if len(tex) > maxFormulaBytes {
 		t.Fatal("the source itself is over the bound")
 	}
-	if _, _, ok := toMathML(tex, true, newMathBudget()); ok {
+	if _, _, ok := toMathML(tex, true, newMathBudget(context.Background())); ok {
 		t.Error("a formula over the bound once rewritten was converted")
 	}
 	// The document's budget is spent by what the converter reads.
-	b := newMathBudget()
+	b := newMathBudget(context.Background())
 	if _, _, ok := toMathML([]byte(`\bm{x}`), true, b); !ok || b.tex != maxDocMathBytes-len(`\boldsymbol{x}`) {
 		t.Errorf("budget left %d, want %d", b.tex, maxDocMathBytes-len(`\boldsymbol{x}`))
 	}
@@ -253,7 +253,7 @@ func FuzzTeXCompat(f *testing.F) {
 		if ok && len(out) > 8*len(tex)+64 {
 			t.Fatalf("%d bytes rewritten as %d", len(tex), len(out))
 		}
-		html, _, ok := toMathML([]byte(tex), true, newMathBudget())
+		html, _, ok := toMathML([]byte(tex), true, newMathBudget(context.Background()))
 		if ok && strings.Contains(strings.ToLower(html), "<script") {
 			t.Fatalf("script in %s", html)
 		}
