@@ -215,7 +215,7 @@ func (e *engine) endPrint(g *generation, j *printJob) {
 const compositorMatch = 250 * time.Millisecond
 
 // blameLocked marks the render that grew g's memory and returns it, or
-// nil when none prints. A document's images are decoded by the print
+// nil when no render runs on g. A document's images are decoded by the print
 // compositor, a process per print job that names no tab; the render is
 // the one whose printing began as the compositor holding the memory
 // started, when compositorAge (how long ago it started) is known and one
