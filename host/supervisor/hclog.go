@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 )
@@ -89,11 +90,20 @@ const maxStdioLine = 64 << 10
 // debug level, while a line written before Serve was logged. Chunks are
 // cut anywhere: it logs whole lines, as slogWriter reads them (a JSON
 // line at its own level, any other at debug).
+//
+// A line without its end ("50%" before a carriage return, the last words
+// of a plugin that exits) is logged once nothing more has come for
+// stdioIdle: go-plugin says nothing when a plugin's stream ends, and the
+// line was lost with the process.
 type stdioWriter struct {
 	mu      sync.Mutex
 	out     *slogWriter
 	partial []byte
+	idle    *time.Timer // armed while partial holds a line's start
 }
+
+// stdioIdle is how long a line's start waits for its end.
+const stdioIdle = time.Second
 
 func newStdioWriter(log *slog.Logger) *stdioWriter { return &stdioWriter{out: &slogWriter{log: log}} }
 
@@ -108,13 +118,29 @@ func (w *stdioWriter) Write(p []byte) (int, error) {
 			if len(w.partial) >= maxStdioLine {
 				w.flush()
 			}
-			return n, nil
+			break
 		}
 		w.partial = append(w.partial, p[:i]...)
 		w.flush()
 		p = p[i+1:]
 	}
+	switch {
+	case len(w.partial) == 0:
+		if w.idle != nil {
+			w.idle.Stop()
+		}
+	case w.idle == nil:
+		w.idle = time.AfterFunc(stdioIdle, w.flushIdle)
+	default:
+		w.idle.Reset(stdioIdle)
+	}
 	return n, nil
+}
+
+func (w *stdioWriter) flushIdle() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flush()
 }
 
 func (w *stdioWriter) flush() {

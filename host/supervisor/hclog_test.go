@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -136,6 +138,29 @@ func TestStdioWriterLines(t *testing.T) {
 	w.Write(bytes.Repeat([]byte("x"), maxStdioLine+10))
 	if out.Len() == 0 || len(w.partial) != 0 {
 		t.Errorf("a %d-byte line without its end: %d bytes logged, %d held", maxStdioLine+10, out.Len(), len(w.partial))
+	}
+}
+
+// TestStdioWriterIdleLine: a line whose end never comes, the last words of
+// a plugin that exits, is logged once nothing more has come for a while;
+// it was held, and lost with the process.
+func TestStdioWriterIdleLine(t *testing.T) {
+	var out lockedBuffer
+	w := newStdioWriter(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	w.Write([]byte("last words"))
+	deadline := time.Now().Add(5 * stdioIdle)
+	for !strings.Contains(string(out.Bytes()), `msg="last words"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a line without its end not logged after %v: %q", 5*stdioIdle, out.Bytes())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A line whose end comes is one line, and nothing is left to log.
+	w.Write([]byte("who"))
+	w.Write([]byte("le\n"))
+	time.Sleep(2 * stdioIdle)
+	if got := string(out.Bytes()); strings.Count(got, "\n") != 2 || !strings.Contains(got, "msg=whole") {
+		t.Errorf("logged:\n%s", got)
 	}
 }
 
