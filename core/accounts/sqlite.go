@@ -44,6 +44,9 @@ func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
 	dsn := "file:" + path + "?" +
 		fmt.Sprintf("_pragma=busy_timeout(%d)", sqliteBusyTimeoutMS) +
 		"&_pragma=journal_mode(WAL)" +
@@ -64,6 +67,20 @@ func openSQLite(ctx context.Context, path string) (*sqliteDB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	return d, nil
+}
+
+// createPrivate creates a missing database file readable by its owner
+// only. SQLite would create it with the umask's mode, 0644 as a rule, and
+// it holds every hosted file's id, the capability that downloads it, of
+// files sink-disk keeps at 0600; SQLite gives the -wal and -shm files the
+// mode of the database file. An existing file keeps the mode its operator
+// gave it.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // CheckSQLitePath refuses a SQLite DSN that is not a plain file path,
