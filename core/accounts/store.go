@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -199,7 +200,8 @@ func (s *store) Credit(ctx context.Context, userID string, delta int64, reason s
 		case delta > 0 && a.Credits > math.MaxInt64-delta-open:
 			return a, stage.Errorf(stage.CodeInvalid, "balance would overflow: %d credits, %d reserved, %d added", a.Credits, open, delta)
 		case a.Credits+delta < 0:
-			return a, stage.Errorf(stage.CodeInvalid, "balance would go below zero: %d credits left, %d taken", a.Credits, -delta)
+			// As text: -delta of the most negative int64 is itself.
+			return a, stage.Errorf(stage.CodeInvalid, "balance would go below zero: %d credits left, %s taken", a.Credits, strconv.FormatInt(delta, 10)[1:])
 		}
 		a.Credits += delta
 		if err := q.execLater(ctx, "credit", `UPDATE accounts SET credits = $2 WHERE id = $1`, a.ID, a.Credits); err != nil {

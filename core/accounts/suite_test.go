@@ -92,6 +92,12 @@ func testAccounts(t *testing.T, b backend) {
 		}
 	})
 
+	// The most negative credit is refused in its own figure, not one
+	// whose sign overflowed.
+	if _, err := s.Credit(ctx, free.ID, math.MinInt64, ""); err == nil || !strings.Contains(err.Error(), "9223372036854775808 taken") || strings.Contains(err.Error(), "-9223372036854775808") {
+		t.Errorf("credit of MinInt64: %v", err)
+	}
+
 	got := must[Account](t)(s.Credit(ctx, free.ID, 25, "support gift"))
 	if got.Credits != 75 {
 		t.Errorf("after +25: %d credits, want 75", got.Credits)
