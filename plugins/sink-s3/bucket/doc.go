@@ -62,6 +62,12 @@
 //
 // The abort rule does for unfinished uploads what the sweeper does.
 //
+// On a bucket with versioning on, a delete only hides an object: its
+// bytes stay as a noncurrent version, past every file's expiry, until a
+// lifecycle rule removes them; add one ("NoncurrentVersionExpiration":
+// {"NoncurrentDays": 1} in the rule above) or keep versioning off for the
+// prefix's bucket.
+//
 // # Credentials
 //
 // The standard AWS environment variables (AWS_ACCESS_KEY_ID,
