@@ -83,6 +83,20 @@ func TestOpenAPIDocuments(t *testing.T) {
 		if ok.Content.Get("application/pdf") == nil || ok.Content.Get("application/json") == nil {
 			t.Error("200 of /pdf/markdown does not offer both application/pdf and application/json")
 		}
+		// The server sends X-Request-Id on every answer, and the document
+		// says so of every answer it lists: the request id a failure is
+		// reported with is also the one to quote for a download or a
+		// balance that looks wrong.
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				for status, r := range op.Responses.Map() {
+					h := r.Value.Headers["X-Request-Id"]
+					if h == nil || !h.Value.Required {
+						t.Errorf("%s %s %s declares no required X-Request-Id header", method, path, status)
+					}
+				}
+			}
+		}
 	})
 
 	t.Run("action", func(t *testing.T) {
