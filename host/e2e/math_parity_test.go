@@ -291,3 +291,95 @@ func TestMathTagNoRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestMathRowsParity: an align numbered per row and a multline are laid
+// out alike on both backends, as MathJax draws them: each row's tag ends
+// at the right margin, level with its row, and multline's first row
+// starts about an em from the left margin, its last ends about an em
+// from the right. Both backends printed the two formulas as source.
+func TestMathRowsParity(t *testing.T) {
+	pdfcheck.Require(t)
+	backends := []string{"fpdf"}
+	if chromiumAvailable() {
+		backends = append(backends, "chrome")
+	}
+	md := "Above1\n\n$$\n\\begin{align}\na &= \\frac{1}{2} \\tag{1} \\\\\nb + c &= d \\\\\ne &= f + g \\tag{2}\n\\end{align}\n$$\n\nBelow1\n\n" +
+		"Above2\n\n$$\n\\begin{multline}\na + b + c \\\\\n+ d + e \\\\\n+ f = 0\n\\end{multline}\n$$\n\nBelow2\n"
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			if strings.Contains(fontsOf(t, pdf), "Mono") {
+				t.Error("a formula was printed as source")
+			}
+			words := pdfcheck.Words(t, pdf)
+			dpi := 144
+			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
+			// inked returns, between the words Above<n> and Below<n>,
+			// the inked pixel rows of columns x0 to x1 (in points) and
+			// the extent of the ink, in points.
+			inked := func(n string, x0, x1 float64) (rows []bool, left, right float64) {
+				above, below := wordIs(t, words, "Above"+n), wordIs(t, words, "Below"+n)
+				left, right = float64(img.w), -1
+				for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
+					row := false
+					for x := int(x0 * img.scale); x < min(img.w, int(x1*img.scale)); x++ {
+						if dark(img.at(x, y)) {
+							row = true
+							left, right = min(left, float64(x)/img.scale), max(right, float64(x)/img.scale)
+						}
+					}
+					rows = append(rows, row)
+				}
+				return rows, left, right
+			}
+			margin := wordIs(t, words, "Above1").XMin
+			right := float64(img.w)/img.scale - margin // the themes' margins are even
+			em := wordIs(t, words, "Above1").YMax - wordIs(t, words, "Above1").YMin
+			// The tags: ink in the last 30 pt of the column, in two
+			// bands, the first level with the fraction's row, ending at
+			// the margin.
+			tags, _, tagRight := inked("1", right-30, right+2)
+			bands := 0
+			for i, r := range tags {
+				if r && (i == 0 || !tags[i-1]) {
+					bands++
+				}
+			}
+			if bands != 2 || tagRight < right-4 || tagRight > right+1 {
+				t.Errorf("tags' ink in %d bands ending at %.1f, want (1) and (2) ending at the margin %.1f", bands, tagRight, right)
+			}
+			body, bodyLeft, bodyRight := inked("1", margin, right-30)
+			if mid := (bodyLeft + bodyRight) / 2; mid < (margin+right)/2-8 || mid > (margin+right)/2+8 {
+				t.Errorf("the align centred at %.1f, the column at %.1f", mid, (margin+right)/2)
+			}
+			// (2) is level with the last row: its band ends where the
+			// rows' ink does, give or take a descender.
+			lastTag, lastRow := -1, -1
+			for i := range tags {
+				if tags[i] {
+					lastTag = i
+				}
+				if body[i] {
+					lastRow = i
+				}
+			}
+			if d := float64(lastRow-lastTag) / img.scale; d < -2 || d > 0.5*em {
+				t.Errorf("(2)'s ink ends %.1f pt above the last row's", d)
+			}
+			_, l, r := inked("2", 0, float64(img.w)/img.scale)
+			if d := l - margin; d < 0.5*em || d > 1.8*em {
+				t.Errorf("multline's first row %.1f pt from the left margin, want about an em (%.1f)", d, em)
+			}
+			if d := right - r; d < 0.5*em || d > 1.8*em {
+				t.Errorf("multline's last row ends %.1f pt from the right margin, want about an em (%.1f)", d, em)
+			}
+		})
+	}
+}

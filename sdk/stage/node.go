@@ -62,7 +62,11 @@ const (
 // as source by every renderer, as on Chromium. A display formula numbered
 // with \tag{1} also carries mathtag, the tag as printed ("(1)"), which the
 // MathML does not hold: it goes at the right margin, on the formula's
-// baseline, the formula staying centred.
+// baseline, the formula staying centred. Tags of a table's rows (align
+// numbered per row) are in the MathML, as MathML's <mlabeledtr> rows
+// whose first cell is the tag, drawn likewise on the row's baseline; a
+// table of width="100%" (multline) spans the line, each row's cell
+// aligned by its columnalign.
 type Node struct {
 	Kind     Kind
 	Text     string

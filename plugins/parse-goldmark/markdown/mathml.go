@@ -96,8 +96,13 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 	}()
 	// The rewrite adds a few bytes per command it rewrites: what the
 	// converter reads is held to its bounds.
-	src := tex
-	if display {
+	// Inline, a tag is an error in TeX, and multline has no line to span.
+	env, src, rowTags, ok := envRows(tex)
+	multline := strings.HasPrefix(env, "multline")
+	if !ok || !display && (rowTags != nil || multline) {
+		return "", "", "", false
+	}
+	if display && env == "" {
 		src, tag = displayTag(tex)
 	}
 	src, unnested := nestedAlphabets(src)
@@ -105,9 +110,9 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 	if !ok || len(src) > maxFormulaBytes || len(src) > b.tex {
 		return "", "", "", false
 	}
-	// fixMathML puts the author's TeX, the tag with it, back in the
+	// fixMathML puts the author's TeX, the tags with it, back in the
 	// annotation.
-	changed = changed || unnested || tag != ""
+	changed = changed || unnested || tag != "" || rowTags != nil || multline
 	b.tex -= len(src)
 	doc := treeblood.NewDocument(nil, false)
 	doc.PrintOneLine = true
@@ -132,6 +137,11 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 		out = spaced
 	}
 	out, tree, ok = cleanMathML(out)
+	if ok && (rowTags != nil || multline) {
+		if out, ok = finishRows(out, false, multline, rowTags); ok {
+			tree, ok = finishRows(tree, true, multline, rowTags)
+		}
+	}
 	if ok && !display {
 		out = breakInline(out)
 	}

@@ -60,28 +60,40 @@ func displayTag(tex []byte) (rest []byte, tag string) {
 	if at < 0 {
 		return tex, ""
 	}
-	_, end := controlWord(tex, at)
+	text, end, ok := readTag(tex, at)
+	if !ok {
+		return tex, ""
+	}
+	rest = append(append(bytes.Clone(tex[:at]), ' '), tex[end:]...)
+	return rest, text
+}
+
+// readTag reads the \tag or \tag* at tex[at] ('\'): the tag's text as
+// it is printed and the index after its argument, or false when the
+// argument is not plain text (no command, group or dollar) of at most
+// maxTagBytes.
+func readTag(tex []byte, at int) (text string, end int, ok bool) {
+	_, end = controlWord(tex, at)
 	star := end < len(tex) && tex[end] == '*'
 	if star {
 		end++
 	}
 	o := skipSpace(tex, end)
 	if o >= len(tex) || tex[o] != '{' {
-		return tex, ""
+		return "", 0, false
 	}
 	c := bytes.IndexByte(tex[o:], '}')
 	if c < 0 {
-		return tex, ""
+		return "", 0, false
 	}
-	text := strings.TrimSpace(string(tex[o+1 : o+c]))
+	text = strings.TrimSpace(string(tex[o+1 : o+c]))
 	if text == "" || len(text) > maxTagBytes || strings.ContainsAny(text, `\{}$%&#^_~`) || !utf8.ValidString(text) {
-		return tex, ""
+		return "", 0, false
 	}
 	if !star {
 		text = "(" + text + ")"
 	}
-	rest = append(append(bytes.Clone(tex[:at]), ' '), tex[o+c+1:]...)
-	return rest, text
+	return text, o + c + 1, true
 }
 
 // writeTagged writes a tagged display formula's MathML m for Chromium:

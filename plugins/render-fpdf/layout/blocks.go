@@ -316,7 +316,7 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 		}
 		return e.th.gap + math.Min(2, float64(strings.Count(plainText(n), " ")/8+1))*body
 	case stage.KindCodeBlock:
-		if a, ok := e.formula(n, e.baseStyle()); ok {
+		if a, ok := e.formulaIn(n, e.baseStyle(), e.x1-e.x0); ok {
 			// A display formula moves to the next page whole.
 			return e.th.gap + e.fitDisplay(a).height()
 		}

@@ -35,12 +35,22 @@ type mathRef struct {
 	// tag is a display formula's \tag as printed, "(1)" (the parser's
 	// mathtag), drawn at the right margin.
 	tag string
+	// rows are the tags of a display formula's rows (its table's
+	// <mlabeledtr> labels), each drawn at the right margin on its row's
+	// baseline, y from the formula's.
+	rows []mlabel
 }
 
 // formula lays out the MathML of math node n in style st, or reports
 // false when n is to be printed as its source: no MathML (the parser did
 // not convert it) or MathML outside the subset.
 func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
+	return e.formulaIn(n, st, 0)
+}
+
+// formulaIn is formula for a display formula on lines of its own, in a
+// column width wide, which a multline spans; 0 is no such column.
+func (e *engine) formulaIn(n *stage.Node, st *style, width float64) (atom, bool) {
 	mml := n.Attr("mathml")
 	if mml == "" || n.Attr("math") == "" {
 		return atom{}, false
@@ -52,18 +62,31 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 	}
 	display := root.attr("display") == "block"
 	var tag string
+	labels := rowLabels(root, nil)
 	if display {
 		tag = n.Attr("mathtag")
-		for _, r := range tag {
-			if !e.fonts.Face(st.face()).Has(r) {
-				// A tag is drawn in the text's face alone, which lacks
-				// this character: the formula prints as source, whole,
-				// before it is laid out and charged to the bounds.
-				return atom{}, false
+		for _, t := range append(labels, tag) {
+			for _, r := range t {
+				if !e.fonts.Face(st.face()).Has(r) {
+					// A tag is drawn in the text's face alone, which
+					// lacks this character: the formula prints as
+					// source, whole, before it is laid out and charged
+					// to the bounds.
+					return atom{}, false
+				}
 			}
 		}
+	} else if len(labels) > 0 {
+		return atom{}, false // no margin to draw them at
 	}
-	c := mctx{size: st.size, base: st.size, display: display}
+	if tagW := 0.0; width > 0 && len(labels) > 0 {
+		// A multline spans the room its tags leave.
+		for _, t := range labels {
+			tagW = math.Max(tagW, e.width(t, st.face(), st.size))
+		}
+		width = math.Max(0, width-tagW-st.size)
+	}
+	c := mctx{size: st.size, base: st.size, display: display, width: width}
 	b, err := e.newMathLayout().lay(root, c)
 	if err != nil {
 		e.log.Debug("formula printed as source", "err", err)
@@ -74,7 +97,11 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 	if !display {
 		row, cuts = mathBreaks(root, b)
 	}
-	items := b.items() + 2 + 2*len(cuts) // and MathBegin, MathEnd per piece
+	rows := b.rowTags(0, nil)
+	if len(rows) != len(labels) {
+		return atom{}, false // a label in a table not laid out as one
+	}
+	items := b.items() + 2 + 2*len(cuts) + len(rows) // and MathBegin, MathEnd per piece
 	if e.mathItems+items > e.maxMathItems {
 		if !e.mathCapped {
 			e.mathCapped = true
@@ -88,13 +115,13 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 	if display {
 		kind = aBlockMath
 	}
-	ref := mathRef{box: b, tex: n.Text, row: row, cuts: cuts, tag: tag}
+	ref := mathRef{box: b, tex: n.Text, row: row, cuts: cuts, tag: tag, rows: rows}
 	e.maths = append(e.maths, ref)
 	w := b.w
-	if ref.tag != "" {
+	if tw := e.tagWidth(ref, st); tw > 0 {
 		// Where the formula is not on lines of its own (a table's cell),
-		// its tag follows it an em on, as on Chromium: the atom holds both.
-		w += st.size + e.width(ref.tag, st.face(), st.size)
+		// its tags follow it an em on, as on Chromium: the atom holds all.
+		w += st.size + tw
 	}
 	return atom{kind: kind, img: len(e.maths) - 1, w: w, imgH: 1, text: n.Text, st: st}, true
 }
@@ -102,7 +129,7 @@ func (e *engine) formula(n *stage.Node, st *style) (atom, bool) {
 // displayMath lays out a display math block, or reports false to print
 // it as a code block.
 func (e *engine) displayMath(n *stage.Node) bool {
-	a, ok := e.formula(n, e.baseStyle())
+	a, ok := e.formulaIn(n, e.baseStyle(), e.x1-e.x0)
 	if !ok {
 		return false
 	}
@@ -133,12 +160,18 @@ func (e *engine) blockMath(a atom) {
 	a.imgH = f
 	face := e.fonts.Face(a.st.face())
 	switch {
+	case len(ref.rows) > 0:
+		tags := make([]placedTag, len(ref.rows))
+		for i, r := range ref.rows {
+			tags[i] = placedTag{e.x1 - e.width(r.text, a.st.face(), a.st.size*fit.tagF), base + r.y*f, r.text}
+		}
+		e.drawTagged(&a, x, base, tags, fit.tagF)
 	case ref.tag == "":
 		e.drawFormula(&a, x, base)
 	case fit.below:
-		e.drawTagged(&a, x, base, e.x1-fit.tagW, top+fit.asc+fit.desc+2*fit.pad+face.Ascent*a.st.size*fit.tagF, fit.tagF)
+		e.drawTagged(&a, x, base, []placedTag{{e.x1 - fit.tagW, top + fit.asc + fit.desc + 2*fit.pad + face.Ascent*a.st.size*fit.tagF, ref.tag}}, fit.tagF)
 	default:
-		e.drawTagged(&a, x, base, e.x1-fit.tagW, base, fit.tagF)
+		e.drawTagged(&a, x, base, []placedTag{{e.x1 - fit.tagW, base, ref.tag}}, fit.tagF)
 	}
 	if a.st.link != "" {
 		e.link(a.st.link, x, top, ref.box.w*f, e.y-top)
@@ -167,14 +200,15 @@ func (e *engine) fitDisplay(a atom) displayFit {
 	}
 	col := e.x1 - e.x0
 	d := displayFit{right: e.x1, tagF: 1}
-	if ref.tag != "" {
-		d.tagW = e.width(ref.tag, a.st.face(), a.st.size)
+	if tw := e.tagWidth(ref, a.st); tw > 0 {
+		d.tagW = tw
 		if d.tagW > col {
 			// Not past the left margin either.
 			d.tagF, d.tagW = col/d.tagW, col
 		}
 		room := e.x1 - d.tagW - a.st.size
-		if b.w*f <= room-e.x0 || room-e.x0 >= col/2 {
+		// Rows' tags stay beside their rows, the formula shrinking.
+		if b.w*f <= room-e.x0 || room-e.x0 >= col/2 || len(ref.rows) > 0 {
 			d.right = room
 		} else {
 			d.below = true
@@ -196,20 +230,69 @@ func (e *engine) fitDisplay(a atom) displayFit {
 	return d
 }
 
-// drawTagged draws a display formula on baseline base and its tag at
-// tagX on baseline tagBase, scaled by tagF, both inside the span whose
-// text is the formula's TeX: the TeX holds the \tag, and a reader copies
-// it once, not the tag's text after it.
-func (e *engine) drawTagged(a *atom, x, base, tagX, tagBase, tagF float64) {
+// placedTag is a tag's text and where its baseline starts.
+type placedTag struct {
+	x, y float64
+	text string
+}
+
+// tagWidth is the width of a formula's widest tag in style st, 0 when it
+// has none.
+func (e *engine) tagWidth(ref mathRef, st *style) float64 {
+	w := 0.0
+	if ref.tag != "" {
+		w = e.width(ref.tag, st.face(), st.size)
+	}
+	for _, r := range ref.rows {
+		w = math.Max(w, e.width(r.text, st.face(), st.size))
+	}
+	return w
+}
+
+// drawTagged draws a display formula on baseline base and its tags,
+// scaled by tagF, all inside the span whose text is the formula's TeX:
+// the TeX holds the \tag, and a reader copies it once, not the tag's
+// text after it.
+func (e *engine) drawTagged(a *atom, x, base float64, tags []placedTag, tagF float64) {
 	ref := e.maths[a.img]
 	f := a.imgH
 	face := a.st.face()
 	e.used(face).Add(' ')
-	w := tagX + e.width(ref.tag, face, a.st.size*tagF) - x
+	w := ref.box.w * f
+	for _, t := range tags {
+		w = math.Max(w, t.x+e.width(t.text, face, a.st.size*tagF)-x)
+	}
 	e.add(Item{Kind: MathBegin, X: x, Y: base, W: w, Text: ref.tex, Face: face, Size: a.st.size * f})
 	e.drawBox(ref.box, x, base, f, a.st)
-	e.text(tagX, tagBase, ref.tag, face, &style{size: a.st.size * tagF, color: a.st.color})
+	for _, t := range tags {
+		e.text(t.x, t.y, t.text, face, &style{size: a.st.size * tagF, color: a.st.color})
+	}
 	e.add(Item{Kind: MathEnd, X: x, Y: base, W: w, Face: face, Size: a.st.size * f})
+}
+
+// rowLabels appends the labels of n's labelled rows to out, in order.
+func rowLabels(n *mnode, out []string) []string {
+	if n.tag == "mlabeledtr" {
+		if t, ok := labelText(n.kids); ok {
+			out = append(out, t)
+		}
+	}
+	for _, k := range n.kids {
+		out = rowLabels(k, out)
+	}
+	return out
+}
+
+// rowTags appends the row labels of the tables in b, placed at y in the
+// formula, to out, each with its baseline in the formula.
+func (b *mbox) rowTags(y float64, out []mlabel) []mlabel {
+	for _, l := range b.labels {
+		out = append(out, mlabel{y: y + l.y, text: l.text})
+	}
+	for _, k := range b.kids {
+		out = k.b.rowTags(y+k.y, out)
+	}
+	return out
 }
 
 // fitMath breaks inline formulas wider than width where they may break
@@ -251,8 +334,16 @@ func (e *engine) mathExtent(a *atom) (asc, desc float64) {
 func (e *engine) drawFormula(a *atom, x, base float64) {
 	ref := e.maths[a.img]
 	f := a.imgH
-	if ref.tag != "" {
-		e.drawTagged(a, x, base, x+(ref.box.w+a.st.size)*f, base, f)
+	if ref.tag != "" || len(ref.rows) > 0 {
+		tagX := x + (ref.box.w+a.st.size)*f
+		tags := []placedTag{{tagX, base, ref.tag}}
+		if len(ref.rows) > 0 {
+			tags = tags[:0]
+			for _, r := range ref.rows {
+				tags = append(tags, placedTag{tagX, base + r.y*f, r.text})
+			}
+		}
+		e.drawTagged(a, x, base, tags, f)
 		return
 	}
 	face := a.st.face()

@@ -619,3 +619,112 @@ func TestMathTagUnsupportedFree(t *testing.T) {
 		t.Errorf("the untagged formula after it printed as source: %+v", d.Pages[0].Items)
 	}
 }
+
+// TestMathRowTags: the tags of a display formula's rows (the parser's
+// <mlabeledtr> labels) end at the column's right edge, each on its row's
+// baseline, the rows still centred, all inside the span whose text is
+// the TeX. render-fpdf printed a formula tagged per row as its source.
+func TestMathRowTags(t *testing.T) {
+	mml := `<math display="block"><mrow><mtable displaystyle="true">` +
+		`<mlabeledtr><mtd><mtext>(1)</mtext></mtd><mtd columnalign="right"><mi>a</mi></mtd><mtd columnalign="left"><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac></mtd></mlabeledtr>` +
+		`<mtr><mtd columnalign="right"><mi>b</mi></mtd><mtd columnalign="left"><mo>=</mo><mi>c</mi></mtd></mtr>` +
+		`<mlabeledtr><mtd><mtext>(2)</mtext></mtd><mtd columnalign="right"><mi>d</mi></mtd><mtd columnalign="left"><mo>=</mo><mi>e</mi></mtd></mlabeledtr>` +
+		`</mtable></mrow></math>`
+	tex := `\begin{align} a &= \frac12 \tag{1} \\ b &= c \\ d &= e \tag{2} \end{align}`
+	d := lay(t, with(&stage.Node{Kind: stage.KindCodeBlock, Text: tex}, "lang", "math", "math", "display", "mathml", mml))
+	var begin, end Item
+	glyphs := map[string]Item{}
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, it := range d.Pages[0].Items {
+		switch {
+		case it.Kind == MathBegin:
+			begin = it
+		case it.Kind == MathEnd:
+			end = it
+		case it.Kind == Text && begin.Kind == MathBegin && end.Kind != MathEnd:
+			glyphs[it.Text] = it
+			if it.Text[0] != '(' {
+				first = math.Min(first, it.X)
+				last = math.Max(last, it.X+textWidth(t, it))
+			}
+		}
+	}
+	if begin.Text != tex {
+		t.Fatalf("no formula laid out: %+v", d.Pages[0].Items)
+	}
+	col := d.Content
+	for tag, row := range map[string]string{"(1)": "a", "(2)": "d"} {
+		g, r := glyphs[tag], glyphs[row]
+		if g.Text == "" || r.Text == "" {
+			t.Fatalf("no %s or %s drawn: %+v", tag, row, glyphs)
+		}
+		if e := g.X + textWidth(t, g); math.Abs(e-col.X1) > 0.5 {
+			t.Errorf("%s ends at %.1f, the column at %.1f", tag, e, col.X1)
+		}
+		if math.Abs(g.Y-r.Y) > 0.01 {
+			t.Errorf("%s's baseline %.1f, its row's %.1f", tag, g.Y, r.Y)
+		}
+		if end.X+end.W < g.X+textWidth(t, g)-0.5 {
+			t.Errorf("the TeX's span ends at %.1f, before %s", end.X+end.W, tag)
+		}
+	}
+	if mid := (first + last) / 2; math.Abs(mid-(col.X0+col.X1)/2) > 1 {
+		t.Errorf("rows centred at %.1f, the column at %.1f", mid, (col.X0+col.X1)/2)
+	}
+	// A label anywhere but in the formula's rows, or inline, prints the
+	// formula as source.
+	inline := strings.Replace(mml, `display="block"`, `display="inline"`, 1)
+	d = lay(t, para(with(&stage.Node{Kind: stage.KindCodeSpan, Text: tex}, "math", "inline", "mathml", inline)))
+	for _, it := range d.Pages[0].Items {
+		if it.Kind == MathBegin {
+			t.Errorf("an inline formula with row labels was laid out")
+		}
+	}
+}
+
+// TestMathMultline: a table of width 100% (the parser's multline) spans
+// the column, its first row flush left and its last flush right, an em
+// in, those between centred; with a tag, it spans the room the tag
+// leaves. It printed as its source.
+func TestMathMultline(t *testing.T) {
+	rows := `<mtr><mtd columnalign="left"><mi>a</mi></mtd></mtr><mtr><mtd columnalign="center"><mi>b</mi></mtd></mtr>`
+	for _, tc := range []struct{ name, last string }{
+		{"untagged", `<mtr><mtd columnalign="right"><mi>c</mi></mtd></mtr>`},
+		{"tagged", `<mlabeledtr><mtd><mtext>(3)</mtext></mtd><mtd columnalign="right"><mi>c</mi></mtd></mlabeledtr>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mml := `<math display="block"><mrow><mtable displaystyle="true" width="100%">` + rows + tc.last + `</mtable></mrow></math>`
+			d := lay(t, with(&stage.Node{Kind: stage.KindCodeBlock, Text: `\begin{multline} a \\ b \\ c \end{multline}`}, "lang", "math", "math", "display", "mathml", mml))
+			g := map[string]Item{}
+			for _, it := range d.Pages[0].Items {
+				if it.Kind == Text {
+					g[it.Text] = it
+				}
+			}
+			a, b, c := g["a"], g["b"], g["c"]
+			if a.Text == "" || b.Text == "" || c.Text == "" {
+				t.Fatalf("rows not drawn: %+v", d.Pages[0].Items)
+			}
+			col := d.Content
+			right := col.X1
+			if tag, ok := g["(3)"]; ok {
+				if math.Abs(tag.X+textWidth(t, tag)-col.X1) > 0.5 || math.Abs(tag.Y-c.Y) > 0.01 {
+					t.Errorf("tag at (%.1f, %.1f), want it ending at %.1f on c's baseline %.1f", tag.X, tag.Y, col.X1, c.Y)
+				}
+				right = tag.X - a.Size
+			} else if tc.name == "tagged" {
+				t.Fatal("no tag drawn")
+			}
+			em := a.Size
+			if x := a.X - col.X0; x < 0.5*em || x > 1.6*em {
+				t.Errorf("first row %.1f pt from the left margin, want about an em", x)
+			}
+			if x := right - (c.X + textWidth(t, c)); x < 0.5*em || x > 1.6*em {
+				t.Errorf("last row %.1f pt from its right end, want about an em", x)
+			}
+			if mid := b.X + textWidth(t, b)/2; math.Abs(mid-(col.X0+right)/2) > 2 {
+				t.Errorf("middle row centred at %.1f, want %.1f", mid, (col.X0+right)/2)
+			}
+		})
+	}
+}

@@ -31,6 +31,15 @@ type mbox struct {
 	rules        []mrule
 	kids         []mplaced
 	hidden       bool // mphantom: takes its room, draws nothing
+	// labels are the labels of a table's rows, drawn not in the
+	// formula but at the margin, each on its row's baseline.
+	labels []mlabel
+}
+
+// mlabel is a table row's label and the row's baseline in the table.
+type mlabel struct {
+	y    float64
+	text string
 }
 
 type mplaced struct {
@@ -54,10 +63,14 @@ type mctx struct {
 	base    float64 // the formula's size
 	level   int     // script level: 0, 1 for scripts, 2 for scripts of scripts
 	display bool
+	// width is the line a display formula's table of width 100% spans,
+	// 0 where it takes its natural width.
+	width float64
 }
 
 // script is the style of a script or limit of c.
 func (c mctx) script() mctx {
+	c.width = 0
 	c.level++
 	c.display = false
 	c.size = c.base * 0.7

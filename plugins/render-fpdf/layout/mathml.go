@@ -47,7 +47,7 @@ var mathTags = map[string]bool{
 	"mi": true, "mn": true, "mo": true, "mtext": true, "mspace": false,
 	"msup": false, "msub": false, "msubsup": false, "mfrac": false, "msqrt": false, "mroot": false,
 	"munder": false, "mover": false, "munderover": false,
-	"mtable": false, "mtr": false, "mtd": false, "menclose": false,
+	"mtable": false, "mtr": false, "mlabeledtr": false, "mtd": false, "menclose": false,
 }
 
 // mathArity is how many children an element must have.

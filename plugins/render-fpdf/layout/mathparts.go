@@ -312,26 +312,46 @@ func (m *mathLayout) radical(body, index *mbox, c mctx) *mbox {
 }
 
 // table lays out a matrix: cells centred in their columns, rows apart,
-// the whole centred on the axis.
+// the whole centred on the axis. A table of width 100% (the parser's
+// multline) spans c.width, its rows flush left and flush right an em
+// from its ends; a row of MathML's <mlabeledtr> has its label, its first
+// cell, taken out to be drawn at the margin (see labels).
 func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 	if n.attr("displaystyle") == "true" { // aligned, gathered
 		c.display = true
 	}
+	span := 0.0
+	if n.attr("width") == "100%" {
+		span = c.width
+	}
+	c.width = 0
 	var rows [][]*mbox
 	var aligns [][]string
 	var widths []float64
+	var labels []string // per row, "" for none
 	// joined[i] is the room between columns i and i+1 when they are an
 	// aligned pair (see alignedPair), -1 when they are not.
 	var joined []float64
 	tableAligns := strings.Fields(n.attr("columnalign"))
 	s := c.size
 	for _, r := range n.kids {
-		if r.tag != "mtr" {
+		kids := r.kids
+		label := ""
+		switch r.tag {
+		case "mtr":
+		case "mlabeledtr":
+			var ok bool
+			if label, ok = labelText(kids); !ok {
+				return nil, errMathUnsupported
+			}
+			kids = kids[1:]
+		default:
 			return nil, errMathUnsupported
 		}
+		labels = append(labels, label)
 		var cells []*mbox
 		var al []string
-		for i, cell := range r.kids {
+		for i, cell := range kids {
 			if cell.tag != "mtd" {
 				return nil, errMathUnsupported
 			}
@@ -349,15 +369,22 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 				widths = append(widths, 0)
 				joined = append(joined, -1)
 			}
-			widths[i] = math.Max(widths[i], b.w)
+			w := b.w
+			if span > 0 && a != "center" {
+				w += s // the em from the table's end
+			}
+			widths[i] = math.Max(widths[i], w)
 			if i > 0 {
-				if gap, ok := alignedPair(r.kids[i-1], cell, s); ok {
+				if gap, ok := alignedPair(kids[i-1], cell, s); ok {
 					joined[i-1] = math.Max(joined[i-1], gap)
 				}
 			}
 		}
 		rows = append(rows, cells)
 		aligns = append(aligns, al)
+	}
+	if span > 0 && len(widths) == 1 {
+		widths[0] = math.Max(widths[0], span-0.4*s)
 	}
 	colGap, rowGap := 0.8*s, 0.25*s
 	gapAfter := func(i int) float64 {
@@ -368,20 +395,28 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 	}
 	out := &mbox{}
 	y := 0.0
+	var baselines []float64
 	for ri, cells := range rows {
 		asc, desc := 0.6*s, 0.2*s
 		for _, b := range cells {
 			asc, desc = math.Max(asc, b.asc), math.Max(desc, b.desc)
 		}
 		y += asc
+		baselines = append(baselines, y)
 		x := 0.2 * s
 		for i, b := range cells {
 			dx := (widths[i] - b.w) / 2
 			switch aligns[ri][i] {
 			case "left":
 				dx = 0
+				if span > 0 {
+					dx = s
+				}
 			case "right":
 				dx = widths[i] - b.w
+				if span > 0 {
+					dx -= s
+				}
 			}
 			out.place(b, x+dx, y)
 			x += widths[i] + gapAfter(i)
@@ -393,6 +428,11 @@ func (m *mathLayout) table(n *mnode, c mctx) (*mbox, error) {
 	dy := -total/2 - m.axis*s
 	for i := range out.kids {
 		out.kids[i].y += dy
+	}
+	for i, l := range labels {
+		if l != "" {
+			out.labels = append(out.labels, mlabel{y: baselines[i] + dy, text: l})
+		}
 	}
 	out.asc, out.desc = total/2+m.axis*s, total/2-m.axis*s
 	w := 0.2 * s
@@ -448,6 +488,16 @@ func (m *mathLayout) enclose(n *mnode, c mctx) (*mbox, error) {
 		}
 	}
 	return out, nil
+}
+
+// labelText returns the text of a row's label, its first cell, which
+// must hold one <mtext>: the label is drawn as text at the margin.
+func labelText(kids []*mnode) (string, bool) {
+	if len(kids) < 2 || kids[0].tag != "mtd" || len(kids[0].kids) != 1 || kids[0].kids[0].tag != "mtext" {
+		return "", false
+	}
+	t := strings.TrimSpace(kids[0].kids[0].text)
+	return t, t != ""
 }
 
 // alignedPair reports whether cells a and b, side by side, are the two
