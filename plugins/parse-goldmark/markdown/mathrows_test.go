@@ -119,7 +119,7 @@ func TestMathRowsHostile(t *testing.T) {
 	n := (maxFormulaBytes - 40) / len(row)
 	big := `\begin{align}` + strings.Repeat(row, n) + `x\end{align}`
 	start := time.Now()
-	html, tree, _, ok := toTaggedMathML([]byte(big), true, newMathBudget())
+	html, tree, _, ok := toTaggedMathML([]byte(big), true, newMathBudget(context.Background()))
 	if !ok {
 		t.Fatal("an align of tagged rows within 8 KiB printed as source")
 	}
@@ -156,8 +156,8 @@ func TestMathRowsHostile(t *testing.T) {
 	}
 	// \\[2pt] before the end writes no empty row in TeX, but the
 	// converter's count of rows is checked, not trusted.
-	if _, _, _, ok := toTaggedMathML([]byte(`\begin{align} a \tag{1} \\ b \tag{2} \\[2pt] \end{align}`), true, newMathBudget()); ok {
-		if h, _, _, _ := toTaggedMathML([]byte(`\begin{align} a \tag{1} \\ b \tag{2} \\[2pt] \end{align}`), true, newMathBudget()); strings.Count(h, "<mtr>") != 2 {
+	if _, _, _, ok := toTaggedMathML([]byte(`\begin{align} a \tag{1} \\ b \tag{2} \\[2pt] \end{align}`), true, newMathBudget(context.Background())); ok {
+		if h, _, _, _ := toTaggedMathML([]byte(`\begin{align} a \tag{1} \\ b \tag{2} \\[2pt] \end{align}`), true, newMathBudget(context.Background())); strings.Count(h, "<mtr>") != 2 {
 			t.Errorf("rows and tags disagree: %s", h)
 		}
 	}
