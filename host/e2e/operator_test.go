@@ -103,7 +103,9 @@ func TestPluginsCheck(t *testing.T) {
 
 	t.Run("healthy", func(t *testing.T) {
 		env := []string{"MDPRESS_BACKEND=fpdf"}
-		r := runMdpress(t, env, "plugins", "check", "--plugin-dir", pluginDir, "--data-dir", data)
+		// serve's --backend, as its environment twin below: only the twin
+		// reached plugins check and list.
+		r := runMdpress(t, nil, "plugins", "check", "--backend", "fpdf", "--plugin-dir", pluginDir, "--data-dir", data)
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "STAGE") {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, tail(r.stderr, 20))
 		}
@@ -156,6 +158,14 @@ func TestPluginsCheck(t *testing.T) {
 			if listed[p] != stage {
 				t.Errorf("list: %s serves %q, want %q:\n%s", p, listed[p], stage, r.stdout)
 			}
+		}
+		r = runMdpress(t, env, "plugins", "list", "--backend", "chrome", "--sink", "s3", "--plugin-dir", pluginDir, "--data-dir", data)
+		listed = map[string]string{}
+		for _, f := range rows(r.stdout) {
+			listed[f[0]] = strings.Join(f[1:], " ")
+		}
+		if r.code != 0 || listed["render-chrome"] != "render" || listed["sink-s3"] != "sink" || listed["render-fpdf"] != "-" || listed["sink-disk"] != "-" {
+			t.Errorf("list --backend chrome --sink s3: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	})
 

@@ -10,19 +10,40 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mdpress/mdpress/host/config"
 	"github.com/mdpress/mdpress/host/supervisor"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
+// stageFlags adds serve's --backend and --sink to cmd and returns what
+// applies them to a loaded config: an operator checks the plugins serve
+// would run with the flags serve is given, where only their environment
+// twins reached these commands.
+func stageFlags(cmd *cobra.Command) func(*config.Config) {
+	var backend, sink string
+	f := cmd.Flags()
+	f.StringVar(&backend, "backend", "", "render backend: chrome, fpdf, auto or a render plugin's name (env "+config.Env.Backend+")")
+	f.StringVar(&sink, "sink", "", "hosted-file sink: disk, s3 or a sink plugin's name (env "+config.Env.Sink+")")
+	return func(c *config.Config) {
+		if f.Changed("backend") {
+			c.SetBackend(backend)
+		}
+		if f.Changed("sink") {
+			c.SetSink(sink)
+		}
+	}
+}
+
 func newPlugins(g *globals) *cobra.Command {
 	cmd := group("plugins", "List and check the stage plugins")
+	var listFlags, checkFlags func(*config.Config)
 	list := &cobra.Command{
 		Use:         "list",
 		Annotations: quiet,
 		Short:       "List plugin binaries and which stage each configured one serves",
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := g.load(cmd)
+			c, err := g.load(cmd, listFlags)
 			if err != nil {
 				return err
 			}
@@ -79,7 +100,7 @@ func newPlugins(g *globals) *cobra.Command {
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := g.logger(cmd)
-			c, err := g.load(cmd)
+			c, err := g.load(cmd, checkFlags)
 			if err != nil {
 				return err
 			}
@@ -111,6 +132,7 @@ func newPlugins(g *globals) *cobra.Command {
 		},
 	}
 	check.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	listFlags, checkFlags = stageFlags(list), stageFlags(check)
 	cmd.AddCommand(list, check)
 	return cmd
 }
