@@ -46,6 +46,8 @@ type mathBudget struct {
 	// ctx is the parse call's, for the request id of the lines logged
 	// about the document's formulas.
 	ctx context.Context
+	// labels are the document's, for \eqref and \ref (see mathLabels).
+	labels map[string]string
 }
 
 func newMathBudget(ctx context.Context) *mathBudget {
@@ -97,13 +99,14 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 	// The rewrite adds a few bytes per command it rewrites: what the
 	// converter reads is held to its bounds.
 	// Inline, a tag is an error in TeX, and multline has no line to span.
-	env, src, rowTags, ok := envRows(tex)
+	in, resolved := resolveRefs(tex, b.labels)
+	env, src, rowTags, ok := envRows(in)
 	multline := strings.HasPrefix(env, "multline")
 	if !ok || !display && (rowTags != nil || multline) {
 		return "", "", "", false
 	}
 	if display && env == "" {
-		src, tag = displayTag(tex)
+		src, tag = displayTag(in)
 	}
 	src, unnested := nestedAlphabets(src)
 	src, changed, ok := rewriteTeX(src)
@@ -112,7 +115,7 @@ func toTaggedMathML(tex []byte, display bool, b *mathBudget) (html, tree, tag st
 	}
 	// fixMathML puts the author's TeX, the tags with it, back in the
 	// annotation.
-	changed = changed || unnested || tag != "" || rowTags != nil || multline
+	changed = changed || resolved || unnested || tag != "" || rowTags != nil || multline
 	b.tex -= len(src)
 	doc := treeblood.NewDocument(nil, false)
 	doc.PrintOneLine = true

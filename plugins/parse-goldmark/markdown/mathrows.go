@@ -41,6 +41,13 @@ var rowEnvs = map[string]bool{
 // an environment within, a multline with two tags, or a tag on an empty
 // last row, which the converter drops.
 func envRows(tex []byte) (env string, rest []byte, tags []string, ok bool) {
+	return readRows(tex, nil)
+}
+
+// readRows is envRows that, when ok and label is not nil, also calls
+// label with each \label's key of a tagged row and that row's tag as
+// written (multline's one tag for any of its labels), for \eqref.
+func readRows(tex []byte, label func(key, raw string)) (env string, rest []byte, tags []string, ok bool) {
 	begin := skipBlank(tex, 0)
 	env, body, found := envName(tex, begin, "begin")
 	if !found || !rowEnvs[env] {
@@ -56,6 +63,12 @@ func envRows(tex []byte) (env string, rest []byte, tags []string, ok bool) {
 		b.Write(tex[begin:body])
 	}
 	tags = []string{""}
+	raws := []string{""} // each row's tag as written
+	type rowLabel struct {
+		row int
+		key string
+	}
+	var labels []rowLabel
 	tagged := 0
 	content := false // the row holds something the converter draws
 	depth, nested := 0, 0
@@ -84,26 +97,28 @@ func envRows(tex []byte) (env string, rest []byte, tags []string, ok bool) {
 				end = min(i+2, len(tex))
 				if end == i+2 && tex[i+1] == '\\' && depth == 0 && nested == 0 {
 					tags = append(tags, "")
+					raws = append(raws, "")
 					content = false
 				} else {
 					content = true
 				}
 			case "tag":
 				last := len(tags) - 1
-				text, after, read := readTag(tex, i)
+				raw, star, after, read := readTag(tex, i)
 				if !read || depth != 0 || nested != 0 || tags[last] != "" {
 					return "", nil, nil, false
 				}
-				tags[last] = text
+				tags[last], raws[last] = printedTag(raw, star), raw
 				tagged++
 				b.WriteByte(' ')
 				i = after
 				continue
 			case "label":
 				// Printed as nothing (see rewriteTeX): no row of its own.
-				if o := skipSpace(tex, end); o < len(tex) && tex[o] == '{' {
-					if c := bytes.IndexByte(tex[o:], '}'); c >= 0 {
-						end = o + c + 1
+				if key, after, read := readLabel(tex, end); read {
+					end = after
+					if label != nil {
+						labels = append(labels, rowLabel{len(tags) - 1, key})
 					}
 				}
 			case "notag", "nonumber":
@@ -135,13 +150,18 @@ func envRows(tex []byte) (env string, rest []byte, tags []string, ok bool) {
 				case multline && tagged > 1:
 					return "", nil, nil, false
 				case multline:
-					// Its one tag numbers its last row, wherever written.
-					var tag string
+					// Its one tag numbers its last row, wherever written,
+					// and so do its labels.
+					var tag, raw string
 					for j, t := range tags {
 						tag += t
+						raw += raws[j]
 						tags[j] = ""
 					}
 					tags[len(tags)-1] = tag
+					for j := range labels {
+						raws[labels[j].row] = raw
+					}
 				}
 				if multline {
 					b.WriteString(`\end{gather` + strings.TrimPrefix(env, "multline") + `}`)
@@ -149,7 +169,15 @@ func envRows(tex []byte) (env string, rest []byte, tags []string, ok bool) {
 					b.Write(tex[i:after])
 				}
 				b.Write(tex[after:])
-				return env, b.Bytes(), tags, len(tags) > 0 || tagged == 0
+				ok := len(tags) > 0 || tagged == 0
+				if ok && label != nil {
+					for _, l := range labels {
+						if raws[l.row] != "" {
+							label(l.key, raws[l.row])
+						}
+					}
+				}
+				return env, b.Bytes(), tags, ok
 			default:
 				content = true
 			}

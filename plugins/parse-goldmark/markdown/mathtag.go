@@ -26,6 +26,13 @@ const maxTagBytes = 40
 // displayTag returns tex without its \tag and the tag's text as it is
 // printed, or tex unchanged and "" when it has no tag of the form read.
 func displayTag(tex []byte) (rest []byte, tag string) {
+	rest, raw, star := displayTagRaw(tex)
+	return rest, printedTag(raw, star)
+}
+
+// displayTagRaw is displayTag that returns the tag's text as written
+// and whether it is \tag*'s, which \eqref and \ref print from.
+func displayTagRaw(tex []byte) (rest []byte, raw string, star bool) {
 	at := -1
 	depth := 0
 	for i := 0; i < len(tex); i++ {
@@ -47,10 +54,10 @@ func displayTag(tex []byte) (rest []byte, tag string) {
 			name, end := controlWord(tex, i)
 			switch name {
 			case "begin":
-				return tex, ""
+				return tex, "", false
 			case "tag":
 				if at >= 0 || depth != 0 {
-					return tex, ""
+					return tex, "", false
 				}
 				at = i
 			}
@@ -58,42 +65,48 @@ func displayTag(tex []byte) (rest []byte, tag string) {
 		}
 	}
 	if at < 0 {
-		return tex, ""
+		return tex, "", false
 	}
-	text, end, ok := readTag(tex, at)
+	raw, star, end, ok := readTag(tex, at)
 	if !ok {
-		return tex, ""
+		return tex, "", false
 	}
 	rest = append(append(bytes.Clone(tex[:at]), ' '), tex[end:]...)
-	return rest, text
+	return rest, raw, star
 }
 
 // readTag reads the \tag or \tag* at tex[at] ('\'): the tag's text as
-// it is printed and the index after its argument, or false when the
-// argument is not plain text (no command, group or dollar) of at most
-// maxTagBytes.
-func readTag(tex []byte, at int) (text string, end int, ok bool) {
+// written, whether it is \tag*'s and the index after its argument, or
+// false when the argument is not plain text (no command, group or
+// dollar) of at most maxTagBytes.
+func readTag(tex []byte, at int) (raw string, star bool, end int, ok bool) {
 	_, end = controlWord(tex, at)
-	star := end < len(tex) && tex[end] == '*'
+	star = end < len(tex) && tex[end] == '*'
 	if star {
 		end++
 	}
 	o := skipSpace(tex, end)
 	if o >= len(tex) || tex[o] != '{' {
-		return "", 0, false
+		return "", false, 0, false
 	}
 	c := bytes.IndexByte(tex[o:], '}')
 	if c < 0 {
-		return "", 0, false
+		return "", false, 0, false
 	}
-	text = strings.TrimSpace(string(tex[o+1 : o+c]))
-	if text == "" || len(text) > maxTagBytes || strings.ContainsAny(text, `\{}$%&#^_~`) || !utf8.ValidString(text) {
-		return "", 0, false
+	raw = strings.TrimSpace(string(tex[o+1 : o+c]))
+	if raw == "" || len(raw) > maxTagBytes || strings.ContainsAny(raw, `\{}$%&#^_~`) || !utf8.ValidString(raw) {
+		return "", false, 0, false
 	}
-	if !star {
-		text = "(" + text + ")"
+	return raw, star, o + c + 1, true
+}
+
+// printedTag is how a tag written raw prints: \tag*{A} as A, \tag{1}
+// as (1); "" stays "".
+func printedTag(raw string, star bool) string {
+	if raw == "" || star {
+		return raw
 	}
-	return text, o + c + 1, true
+	return "(" + raw + ")"
 }
 
 // writeTagged writes a tagged display formula's MathML m for Chromium:

@@ -102,7 +102,11 @@ func (p *Parser) Parse(ctx context.Context, req *stage.ParseRequest) (*stage.Par
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err)
 	}
-	doc.OwnerDocument().SetAttribute(mathBudgetAttr, newMathBudget(ctx))
+	budget := newMathBudget(ctx)
+	if usesLabels(src) {
+		budget.labels = mathLabels(ctx, doc, src)
+	}
+	doc.OwnerDocument().SetAttribute(mathBudgetAttr, budget)
 	root, err := convert(ctx, fm, doc, src, cfg)
 	if err != nil {
 		return nil, err

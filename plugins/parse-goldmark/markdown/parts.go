@@ -52,13 +52,21 @@ func (p *Parser) ParseParts(ctx context.Context, req *stage.ParseRequest, emit f
 	// One math budget for the document, however many parts and parses
 	// it takes: the tree's MathML is converted part by part.
 	budget := newMathBudget(ctx)
+	if usesLabels(src) {
+		// A part may refer to a label further on (see mathlabel.go).
+		doc := p.md.Parser().Parse(text.NewReader(src))
+		if err := ctx.Err(); err != nil {
+			return nil, ctxError(err)
+		}
+		budget.labels = mathLabels(ctx, doc, src)
+	}
 	s := p.newStream(ctx, src, cfg, emit, planDefinitions(src), budget)
 	s.fm = fm
 	err = s.run()
 	if errors.Is(err, errRestart) {
 		// Nothing has been emitted yet: see partStream.holdTo. The
 		// formulas are converted again, within the same time.
-		budget = &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, time: budget.time}
+		budget = &mathBudget{tex: maxDocMathBytes, out: maxDocMathOut, time: budget.time, ctx: ctx, labels: budget.labels}
 		s = p.newStream(ctx, src, cfg, emit, defPlan{whole: true, holdTo: -1}, budget)
 		s.fm = fm
 		err = s.run()
