@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -382,4 +386,68 @@ func TestMathRowsParity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMathRefParity: \eqref and \ref print the tag their \label names,
+// before the labelled formula and after it, and an unknown key prints
+// (???), on both backends, from the parse stage's MathML. Each such
+// formula printed as its TeX source.
+func TestMathRefParity(t *testing.T) {
+	pdfcheck.Require(t)
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Skip("qpdf not installed")
+	}
+	backends := []string{"fpdf"}
+	if chromiumAvailable() {
+		backends = append(backends, "chrome")
+	}
+	md := "Before $\\eqref{euler}$ and $\\ref{euler}$, unknown $\\eqref{none}$.\n\n" +
+		"$$\ne^{i\\pi} + 1 = 0 \\label{euler} \\tag{2}\n$$\n\nAfter $\\eqref{euler}$.\n"
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic"})
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			if strings.Contains(fontsOf(t, pdf), "Mono") {
+				t.Error("a formula was printed as source")
+			}
+			text := strings.Join(strings.Fields(drawnText(t, pdf)), " ")
+			for _, want := range []string{"Before (2) and 2, unknown (???).", "After (2)."} {
+				if !strings.Contains(text, want) {
+					t.Errorf("text lacks %q:\n%s", want, text)
+				}
+			}
+			if n := strings.Count(text, "(2)"); n != 3 {
+				t.Errorf("(2) printed %d times, want the two references and the tag:\n%s", n, text)
+			}
+			if strings.Contains(text, "ref") || strings.Contains(text, "label") {
+				t.Errorf("TeX printed:\n%s", text)
+			}
+		})
+	}
+}
+
+// drawnText returns the text of the glyphs pdf draws: render-fpdf marks
+// each formula's glyphs with its TeX as ActualText, which pdftotext
+// extracts in their place. Renamed in qpdf's uncompressed form (the same
+// length, so the offsets hold), the mark is one pdftotext does not read.
+func drawnText(t *testing.T, pdf []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	in, qdf := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "qdf.pdf")
+	if err := os.WriteFile(in, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", in, qdf).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(qdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdfcheck.Text(t, bytes.ReplaceAll(b, []byte("/ActualText"), []byte("/ActualTexZ")))
 }
