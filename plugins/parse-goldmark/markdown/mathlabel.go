@@ -90,11 +90,7 @@ func formulaLabels(tex []byte, add func(key, raw string)) {
 	for i := 0; i < len(tex); i++ {
 		switch tex[i] {
 		case '%':
-			if nl := bytes.IndexByte(tex[i:], '\n'); nl >= 0 {
-				i += nl
-			} else {
-				i = len(tex)
-			}
+			i = lineEnd(tex, i)
 		case '\\':
 			name, end := controlWord(tex, i)
 			if name == "label" {
@@ -146,10 +142,7 @@ func resolveRefs(tex []byte, labels map[string]string) (out []byte, changed bool
 	for i := 0; i < len(tex); {
 		switch tex[i] {
 		case '%':
-			end := len(tex)
-			if nl := bytes.IndexByte(tex[i:], '\n'); nl >= 0 {
-				end = i + nl
-			}
+			end := lineEnd(tex, i)
 			b.Write(tex[i:end])
 			i = end
 			continue

@@ -75,10 +75,7 @@ func readRows(tex []byte, label func(key, raw string)) (env string, rest []byte,
 	for i := body; i < len(tex); {
 		switch c := tex[i]; c {
 		case '%':
-			end := len(tex)
-			if nl := bytes.IndexByte(tex[i:], '\n'); nl >= 0 {
-				end = i + nl
-			}
+			end := lineEnd(tex, i)
 			b.Write(tex[i:end])
 			i = end
 			continue

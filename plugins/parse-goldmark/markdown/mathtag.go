@@ -45,11 +45,7 @@ func displayTagRaw(tex []byte) (rest []byte, raw string, star bool) {
 			// A comment, to the line's end: a \tag commented out
 			// (% \tag{1}) numbers nothing, in TeX or MathJax, and
 			// the converter drops it.
-			if nl := bytes.IndexByte(tex[i:], '\n'); nl >= 0 {
-				i += nl
-			} else {
-				i = len(tex)
-			}
+			i = lineEnd(tex, i)
 		case '\\':
 			name, end := controlWord(tex, i)
 			switch name {
@@ -127,4 +123,13 @@ func writeTagged(w util.BufWriter, el, class, m, tag string) {
 	_, _ = w.WriteString(`<span class="math-tag" style="` + cell + ` text-align: right;">`)
 	_, _ = w.WriteString(html.EscapeString(tag))
 	_, _ = w.WriteString(`</span></` + el + `>`)
+}
+
+// lineEnd returns the index of the end of the line holding tex[i]: its
+// newline, or len(tex). A TeX comment runs to it.
+func lineEnd(tex []byte, i int) int {
+	if nl := bytes.IndexByte(tex[i:], '\n'); nl >= 0 {
+		return i + nl
+	}
+	return len(tex)
 }
