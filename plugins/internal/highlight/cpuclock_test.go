@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -44,5 +45,48 @@ func TestBudgetCountsCPU(t *testing.T) {
 	}
 	if spans == nil {
 		t.Fatalf("lexing %d KiB took %v on the wall, past its allowance of %v, and was cut: the budget counted the wall", len(code)>>10, wall, allowance)
+	}
+}
+
+// TestMatchStalled: blocks of long comments, lexed while busy goroutines
+// hold the process's one P, are stalled for longer than chroma's 250 ms
+// bound (and less than matchTimeout) in the middle of a comment's match,
+// and still come out as they do on a quiet machine. With chroma's bound
+// the match was cut, the lexer tried its next rules, and the comment came
+// out in other colours.
+func TestMatchStalled(t *testing.T) {
+	code := strings.Repeat("/* "+strings.Repeat("word ", 400)+"*/\na { color: red }\n", 30)
+	want := NewBudget().Spans("scss", code)
+	if want == nil {
+		t.Fatal("the block was not highlighted on a quiet machine")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var stop atomic.Bool
+	defer stop.Store(true)
+	// The scheduler takes the P from the lexer after 10 ms of running,
+	// most likely in a comment's match, and each busy goroutine keeps it
+	// for 10-20 ms: about half a second in all.
+	for range 25 {
+		go func() {
+			for !stop.Load() { // busy: the point is to hold the P
+			}
+		}()
+	}
+	stalls, differ := 0, 0
+	for start := time.Now(); stalls < 8 && time.Since(start) < 60*time.Second; {
+		t0 := time.Now()
+		got := NewBudget().Spans("scss", code)
+		if d := time.Since(t0); d > 400*time.Millisecond && d < matchTimeout-200*time.Millisecond {
+			stalls++
+		}
+		if !reflect.DeepEqual(got, want) {
+			differ++
+		}
+	}
+	if stalls == 0 {
+		t.Fatal("no lexing was stalled past chroma's bound and within matchTimeout: the test shows nothing")
+	}
+	if differ > 0 {
+		t.Errorf("%d blocks of those stalled %d times came out otherwise than on a quiet machine", differ, stalls)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 
 	"github.com/mdpress/mdpress/plugins/internal/threadcpu"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -221,7 +220,7 @@ func lookup(lang string) chroma.Lexer {
 	if ok {
 		return l
 	}
-	l = lexers.Get(lang)
+	l = lexerOf(lang)
 	if l != nil && l.Config().Name == "plaintext" {
 		l = nil
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -127,6 +129,14 @@ func TestRenderPartsMatchesRender(t *testing.T) {
 					}
 					if !bytes.Equal(resp.PDF, want.PDF) || resp.Pages != want.Pages {
 						t.Errorf("%s: %d pages, %d bytes; the whole tree: %d pages, %d bytes", name, resp.Pages, len(resp.PDF), want.Pages, len(want.PDF))
+						// Both PDFs, kept where asked, tell by qpdf --qdf
+						// and diff what differs.
+						if dir := os.Getenv("MDPRESS_TEST_PDF_DIR"); dir != "" {
+							base := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-%d", strings.ReplaceAll(file, ".", "_"), th.name, strings.ReplaceAll(name, " ", "_"), time.Now().UnixNano()))
+							_ = os.WriteFile(base+"-parts.pdf", resp.PDF, 0o644)
+							_ = os.WriteFile(base+"-whole.pdf", want.PDF, 0o644)
+							t.Logf("wrote %s-{parts,whole}.pdf", base)
+						}
 					}
 				}
 			})
