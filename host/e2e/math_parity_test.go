@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,67 +153,51 @@ func TestMathHostileNesting(t *testing.T) {
 // source.
 func TestMathTagParity(t *testing.T) {
 	pdfcheck.Require(t)
-	backends := []string{"fpdf"}
-	if chromiumAvailable() {
-		backends = append(backends, "chrome")
-	}
 	md := "Above1\n\n$$\nE = mc^2 \\tag{1}\n$$\n\nBelow1\n\nAbove2 $$E = mc^2 \\tag{1}$$ Below2\n"
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			h := startHost(t, withArgs("--backend", backend))
-			defer h.stop()
-			_, key := h.account("pro", -1)
-			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic"})
-			if resp.StatusCode != 200 {
-				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
-			}
-			if strings.Contains(fontsOf(t, pdf), "Mono") {
-				t.Error("a formula was printed as source")
-			}
-			words := pdfcheck.Words(t, pdf)
-			dpi := 144
-			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
-			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
-			for _, n := range []string{"1", "2"} {
-				above, below := wordIs(t, words, "Above"+n), wordIs(t, words, "Below"+n)
-				left := above.XMin
-				right := float64(img.w)/img.scale - left // the themes' margins are even
-				// The ink's columns between the two words, in points.
-				ink := make([]bool, img.w)
-				for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
-					for x := range img.w {
-						if dark(img.at(x, y)) {
-							ink[x] = true
-						}
+	mathOnBackends(t, md, nil, func(t *testing.T, backend string, pdf []byte) {
+		words := pdfcheck.Words(t, pdf)
+		dpi := 144
+		w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+		img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
+		for _, n := range []string{"1", "2"} {
+			above, below := wordIs(t, words, "Above"+n), wordIs(t, words, "Below"+n)
+			left := above.XMin
+			right := float64(img.w)/img.scale - left // the themes' margins are even
+			// The ink's columns between the two words, in points.
+			ink := make([]bool, img.w)
+			for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
+				for x := range img.w {
+					if dark(img.at(x, y)) {
+						ink[x] = true
 					}
 				}
-				// Runs of ink closer than 20 pt are one: the formula, then
-				// the tag.
-				var runs [][2]float64
-				gap := int(20 * img.scale)
-				for x := 0; x < img.w; x++ {
-					if !ink[x] {
-						continue
-					}
-					if k := len(runs); k > 0 && float64(x)/img.scale-runs[k-1][1] < float64(gap)/img.scale {
-						runs[k-1][1] = float64(x) / img.scale
-					} else {
-						runs = append(runs, [2]float64{float64(x) / img.scale, float64(x) / img.scale})
-					}
+			}
+			// Runs of ink closer than 20 pt are one: the formula, then
+			// the tag.
+			var runs [][2]float64
+			gap := int(20 * img.scale)
+			for x := 0; x < img.w; x++ {
+				if !ink[x] {
+					continue
 				}
-				if len(runs) != 2 {
-					t.Fatalf("formula %s: ink in %d runs %v, want the formula and its tag", n, len(runs), runs)
-				}
-				formula, tag := runs[0], runs[1]
-				if mid := (formula[0] + formula[1]) / 2; mid < (left+right)/2-6 || mid > (left+right)/2+6 {
-					t.Errorf("formula %s centred at %.1f, the column at %.1f", n, mid, (left+right)/2)
-				}
-				if tag[1] < right-4 || tag[1] > right+1 || tag[1]-tag[0] > 20 {
-					t.Errorf("formula %s: tag's ink %.1f-%.1f, want (1) ending at the margin %.1f", n, tag[0], tag[1], right)
+				if k := len(runs); k > 0 && float64(x)/img.scale-runs[k-1][1] < float64(gap)/img.scale {
+					runs[k-1][1] = float64(x) / img.scale
+				} else {
+					runs = append(runs, [2]float64{float64(x) / img.scale, float64(x) / img.scale})
 				}
 			}
-		})
-	}
+			if len(runs) != 2 {
+				t.Fatalf("formula %s: ink in %d runs %v, want the formula and its tag", n, len(runs), runs)
+			}
+			formula, tag := runs[0], runs[1]
+			if mid := (formula[0] + formula[1]) / 2; mid < (left+right)/2-6 || mid > (left+right)/2+6 {
+				t.Errorf("formula %s centred at %.1f, the column at %.1f", n, mid, (left+right)/2)
+			}
+			if tag[1] < right-4 || tag[1] > right+1 || tag[1]-tag[0] > 20 {
+				t.Errorf("formula %s: tag's ink %.1f-%.1f, want (1) ending at the margin %.1f", n, tag[0], tag[1], right)
+			}
+		}
+	})
 }
 
 // TestMathTagNoRoom: on a narrow page, a tag with no room beside its
@@ -221,79 +206,63 @@ func TestMathTagParity(t *testing.T) {
 // printed and extracted; render-fpdf drew it over the formula.
 func TestMathTagNoRoom(t *testing.T) {
 	pdfcheck.Require(t)
-	backends := []string{"fpdf"}
-	if chromiumAvailable() {
-		backends = append(backends, "chrome")
-	}
 	md := "Above\n\n$$\n\\sum_{i=1}^{n} x_i^2 + y_i^2 + w_i^2 + v_i^2 = z \\tag{Pythagoras, general form}\n$$\n\nBelow\n"
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			h := startHost(t, withArgs("--backend", backend))
-			defer h.stop()
-			_, key := h.account("pro", -1)
-			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic", "pageSize": "A6"})
-			if resp.StatusCode != 200 {
-				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+	mathOnBackends(t, md, map[string]string{"pageSize": "A6"}, func(t *testing.T, backend string, pdf []byte) {
+		words := pdfcheck.Words(t, pdf)
+		above, below := wordIs(t, words, "Above"), wordIs(t, words, "Below")
+		left := above.XMin
+		right := above.PageW - left // the themes' margins are even
+		if backend == "chrome" {
+			// render-fpdf's text for a formula is its TeX, tag and all.
+			if tag := wordIs(t, words, "form)"); tag.XMax > right+1 {
+				t.Errorf("the tag ends at %.1f, past the margin at %.1f", tag.XMax, right)
 			}
-			if strings.Contains(fontsOf(t, pdf), "Mono") {
-				t.Error("the formula was printed as source")
-			}
-			words := pdfcheck.Words(t, pdf)
-			above, below := wordIs(t, words, "Above"), wordIs(t, words, "Below")
-			left := above.XMin
-			right := above.PageW - left // the themes' margins are even
-			if backend == "chrome" {
-				// render-fpdf's text for a formula is its TeX, tag and all.
-				if tag := wordIs(t, words, "form)"); tag.XMax > right+1 {
-					t.Errorf("the tag ends at %.1f, past the margin at %.1f", tag.XMax, right)
+		}
+		// The ink between the two words: the formula's rows, then
+		// the tag's, which overlap no column of the formula's in the
+		// rows they share.
+		dpi := 144
+		w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+		img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
+		type span struct{ x0, x1 int }
+		var rows []span // per pixel row, its ink's extent; x0 > x1 for none
+		for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
+			s := span{img.w, -1}
+			for x := range img.w {
+				if dark(img.at(x, y)) {
+					s.x0, s.x1 = min(s.x0, x), max(s.x1, x)
 				}
 			}
-			// The ink between the two words: the formula's rows, then
-			// the tag's, which overlap no column of the formula's in the
-			// rows they share.
-			dpi := 144
-			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
-			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
-			type span struct{ x0, x1 int }
-			var rows []span // per pixel row, its ink's extent; x0 > x1 for none
-			for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
-				s := span{img.w, -1}
-				for x := range img.w {
-					if dark(img.at(x, y)) {
-						s.x0, s.x1 = min(s.x0, x), max(s.x1, x)
-					}
-				}
-				rows = append(rows, s)
+			rows = append(rows, s)
+		}
+		// The tag's block is the last run of inked rows; the
+		// formula's, those before it.
+		end := len(rows)
+		for end > 0 && rows[end-1].x1 < 0 {
+			end--
+		}
+		start := end
+		for start > 0 && rows[start-1].x1 >= 0 {
+			start--
+		}
+		tagRows, formulaRows := rows[start:end], rows[:start]
+		formulaInk := 0
+		for _, r := range formulaRows {
+			if r.x1 >= 0 {
+				formulaInk++
 			}
-			// The tag's block is the last run of inked rows; the
-			// formula's, those before it.
-			end := len(rows)
-			for end > 0 && rows[end-1].x1 < 0 {
-				end--
-			}
-			start := end
-			for start > 0 && rows[start-1].x1 >= 0 {
-				start--
-			}
-			tagRows, formulaRows := rows[start:end], rows[:start]
-			formulaInk := 0
-			for _, r := range formulaRows {
-				if r.x1 >= 0 {
-					formulaInk++
-				}
-			}
-			if formulaInk == 0 {
-				t.Fatalf("the formula and its tag on one line: want the tag under it")
-			}
-			tagRight := 0
-			for _, r := range tagRows {
-				tagRight = max(tagRight, r.x1)
-			}
-			if x := float64(tagRight) / img.scale; x < right-4 || x > right+1 {
-				t.Errorf("the tag's ink ends at %.1f, want it at the margin %.1f", x, right)
-			}
-		})
-	}
+		}
+		if formulaInk == 0 {
+			t.Fatalf("the formula and its tag on one line: want the tag under it")
+		}
+		tagRight := 0
+		for _, r := range tagRows {
+			tagRight = max(tagRight, r.x1)
+		}
+		if x := float64(tagRight) / img.scale; x < right-4 || x > right+1 {
+			t.Errorf("the tag's ink ends at %.1f, want it at the margin %.1f", x, right)
+		}
+	})
 }
 
 // TestMathRowsParity: an align numbered per row and a multline are laid
@@ -303,89 +272,73 @@ func TestMathTagNoRoom(t *testing.T) {
 // from the right. Both backends printed the two formulas as source.
 func TestMathRowsParity(t *testing.T) {
 	pdfcheck.Require(t)
-	backends := []string{"fpdf"}
-	if chromiumAvailable() {
-		backends = append(backends, "chrome")
-	}
 	md := "Above1\n\n$$\n\\begin{align}\na &= \\frac{1}{2} \\tag{1} \\\\\nb + c &= d \\\\\ne &= f + g \\tag{2}\n\\end{align}\n$$\n\nBelow1\n\n" +
 		"Above2\n\n$$\n\\begin{multline}\na + b + c \\\\\n+ d + e \\\\\n+ f = 0\n\\end{multline}\n$$\n\nBelow2\n"
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			h := startHost(t, withArgs("--backend", backend))
-			defer h.stop()
-			_, key := h.account("pro", -1)
-			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic"})
-			if resp.StatusCode != 200 {
-				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
-			}
-			if strings.Contains(fontsOf(t, pdf), "Mono") {
-				t.Error("a formula was printed as source")
-			}
-			words := pdfcheck.Words(t, pdf)
-			dpi := 144
-			w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
-			img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
-			// inked returns, between the words Above<n> and Below<n>,
-			// the inked pixel rows of columns x0 to x1 (in points) and
-			// the extent of the ink, in points.
-			inked := func(n string, x0, x1 float64) (rows []bool, left, right float64) {
-				above, below := wordIs(t, words, "Above"+n), wordIs(t, words, "Below"+n)
-				left, right = float64(img.w), -1
-				for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
-					row := false
-					for x := int(x0 * img.scale); x < min(img.w, int(x1*img.scale)); x++ {
-						if dark(img.at(x, y)) {
-							row = true
-							left, right = min(left, float64(x)/img.scale), max(right, float64(x)/img.scale)
-						}
+	mathOnBackends(t, md, nil, func(t *testing.T, backend string, pdf []byte) {
+		words := pdfcheck.Words(t, pdf)
+		dpi := 144
+		w, hgt, pix := pdfcheck.PPM(t, pdf, 1, dpi)
+		img := raster{w: w, h: hgt, pix: pix, scale: float64(dpi) / 72}
+		// inked returns, between the words Above<n> and Below<n>,
+		// the inked pixel rows of columns x0 to x1 (in points) and
+		// the extent of the ink, in points.
+		inked := func(n string, x0, x1 float64) (rows []bool, left, right float64) {
+			above, below := wordIs(t, words, "Above"+n), wordIs(t, words, "Below"+n)
+			left, right = float64(img.w), -1
+			for y := int((above.YMax + 1) * img.scale); y < int((below.YMin-1)*img.scale); y++ {
+				row := false
+				for x := int(x0 * img.scale); x < min(img.w, int(x1*img.scale)); x++ {
+					if dark(img.at(x, y)) {
+						row = true
+						left, right = min(left, float64(x)/img.scale), max(right, float64(x)/img.scale)
 					}
-					rows = append(rows, row)
 				}
-				return rows, left, right
+				rows = append(rows, row)
 			}
-			margin := wordIs(t, words, "Above1").XMin
-			right := float64(img.w)/img.scale - margin // the themes' margins are even
-			em := wordIs(t, words, "Above1").YMax - wordIs(t, words, "Above1").YMin
-			// The tags: ink in the last 30 pt of the column, in two
-			// bands, the first level with the fraction's row, ending at
-			// the margin.
-			tags, _, tagRight := inked("1", right-30, right+2)
-			bands := 0
-			for i, r := range tags {
-				if r && (i == 0 || !tags[i-1]) {
-					bands++
-				}
+			return rows, left, right
+		}
+		margin := wordIs(t, words, "Above1").XMin
+		right := float64(img.w)/img.scale - margin // the themes' margins are even
+		em := wordIs(t, words, "Above1").YMax - wordIs(t, words, "Above1").YMin
+		// The tags: ink in the last 30 pt of the column, in two
+		// bands, the first level with the fraction's row, ending at
+		// the margin.
+		tags, _, tagRight := inked("1", right-30, right+2)
+		bands := 0
+		for i, r := range tags {
+			if r && (i == 0 || !tags[i-1]) {
+				bands++
 			}
-			if bands != 2 || tagRight < right-4 || tagRight > right+1 {
-				t.Errorf("tags' ink in %d bands ending at %.1f, want (1) and (2) ending at the margin %.1f", bands, tagRight, right)
+		}
+		if bands != 2 || tagRight < right-4 || tagRight > right+1 {
+			t.Errorf("tags' ink in %d bands ending at %.1f, want (1) and (2) ending at the margin %.1f", bands, tagRight, right)
+		}
+		body, bodyLeft, bodyRight := inked("1", margin, right-30)
+		if mid := (bodyLeft + bodyRight) / 2; mid < (margin+right)/2-8 || mid > (margin+right)/2+8 {
+			t.Errorf("the align centred at %.1f, the column at %.1f", mid, (margin+right)/2)
+		}
+		// (2) is level with the last row: its band ends where the
+		// rows' ink does, give or take a descender.
+		lastTag, lastRow := -1, -1
+		for i := range tags {
+			if tags[i] {
+				lastTag = i
 			}
-			body, bodyLeft, bodyRight := inked("1", margin, right-30)
-			if mid := (bodyLeft + bodyRight) / 2; mid < (margin+right)/2-8 || mid > (margin+right)/2+8 {
-				t.Errorf("the align centred at %.1f, the column at %.1f", mid, (margin+right)/2)
+			if body[i] {
+				lastRow = i
 			}
-			// (2) is level with the last row: its band ends where the
-			// rows' ink does, give or take a descender.
-			lastTag, lastRow := -1, -1
-			for i := range tags {
-				if tags[i] {
-					lastTag = i
-				}
-				if body[i] {
-					lastRow = i
-				}
-			}
-			if d := float64(lastRow-lastTag) / img.scale; d < -2 || d > 0.5*em {
-				t.Errorf("(2)'s ink ends %.1f pt above the last row's", d)
-			}
-			_, l, r := inked("2", 0, float64(img.w)/img.scale)
-			if d := l - margin; d < 0.5*em || d > 1.8*em {
-				t.Errorf("multline's first row %.1f pt from the left margin, want about an em (%.1f)", d, em)
-			}
-			if d := right - r; d < 0.5*em || d > 1.8*em {
-				t.Errorf("multline's last row ends %.1f pt from the right margin, want about an em (%.1f)", d, em)
-			}
-		})
-	}
+		}
+		if d := float64(lastRow-lastTag) / img.scale; d < -2 || d > 0.5*em {
+			t.Errorf("(2)'s ink ends %.1f pt above the last row's", d)
+		}
+		_, l, r := inked("2", 0, float64(img.w)/img.scale)
+		if d := l - margin; d < 0.5*em || d > 1.8*em {
+			t.Errorf("multline's first row %.1f pt from the left margin, want about an em (%.1f)", d, em)
+		}
+		if d := right - r; d < 0.5*em || d > 1.8*em {
+			t.Errorf("multline's last row ends %.1f pt from the right margin, want about an em (%.1f)", d, em)
+		}
+	})
 }
 
 // TestMathRefParity: \eqref and \ref print the tag their \label names,
@@ -397,38 +350,22 @@ func TestMathRefParity(t *testing.T) {
 	if _, err := exec.LookPath("qpdf"); err != nil {
 		t.Skip("qpdf not installed")
 	}
-	backends := []string{"fpdf"}
-	if chromiumAvailable() {
-		backends = append(backends, "chrome")
-	}
 	md := "Before $\\eqref{euler}$ and $\\ref{euler}$, unknown $\\eqref{none}$.\n\n" +
 		"$$\ne^{i\\pi} + 1 = 0 \\label{euler} \\tag{2}\n$$\n\nAfter $\\eqref{euler}$.\n"
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			h := startHost(t, withArgs("--backend", backend))
-			defer h.stop()
-			_, key := h.account("pro", -1)
-			resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic"})
-			if resp.StatusCode != 200 {
-				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+	mathOnBackends(t, md, nil, func(t *testing.T, backend string, pdf []byte) {
+		text := strings.Join(strings.Fields(drawnText(t, pdf)), " ")
+		for _, want := range []string{"Before (2) and 2, unknown (???).", "After (2)."} {
+			if !strings.Contains(text, want) {
+				t.Errorf("text lacks %q:\n%s", want, text)
 			}
-			if strings.Contains(fontsOf(t, pdf), "Mono") {
-				t.Error("a formula was printed as source")
-			}
-			text := strings.Join(strings.Fields(drawnText(t, pdf)), " ")
-			for _, want := range []string{"Before (2) and 2, unknown (???).", "After (2)."} {
-				if !strings.Contains(text, want) {
-					t.Errorf("text lacks %q:\n%s", want, text)
-				}
-			}
-			if n := strings.Count(text, "(2)"); n != 3 {
-				t.Errorf("(2) printed %d times, want the two references and the tag:\n%s", n, text)
-			}
-			if strings.Contains(text, "ref") || strings.Contains(text, "label") {
-				t.Errorf("TeX printed:\n%s", text)
-			}
-		})
-	}
+		}
+		if n := strings.Count(text, "(2)"); n != 3 {
+			t.Errorf("(2) printed %d times, want the two references and the tag:\n%s", n, text)
+		}
+		if strings.Contains(text, "ref") || strings.Contains(text, "label") {
+			t.Errorf("TeX printed:\n%s", text)
+		}
+	})
 }
 
 // drawnText returns the text of the glyphs pdf draws: render-fpdf marks
@@ -450,4 +387,33 @@ func drawnText(t *testing.T, pdf []byte) string {
 		t.Fatal(err)
 	}
 	return pdfcheck.Text(t, bytes.ReplaceAll(b, []byte("/ActualText"), []byte("/ActualTexZ")))
+}
+
+// mathOnBackends converts md on render-fpdf and, where Chromium runs, on
+// render-chrome, in the basic theme without page numbers (and fields, if
+// any), fails a formula printed as its source (in the monospace face), and
+// hands each PDF to check.
+func mathOnBackends(t *testing.T, md string, fields map[string]string, check func(t *testing.T, backend string, pdf []byte)) {
+	t.Helper()
+	backends := []string{"fpdf"}
+	if chromiumAvailable() {
+		backends = append(backends, "chrome")
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			h := startHost(t, withArgs("--backend", backend))
+			defer h.stop()
+			_, key := h.account("pro", -1)
+			req := map[string]string{"markdown": md, "pageNumeration": "none", "theme": "basic"}
+			maps.Copy(req, fields)
+			resp, pdf := h.post(key, req)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+			}
+			if strings.Contains(fontsOf(t, pdf), "Mono") {
+				t.Error("a formula was printed as source")
+			}
+			check(t, backend, pdf)
+		})
+	}
 }

@@ -143,21 +143,38 @@ var wordBox = regexp.MustCompile(`<word xMin="([0-9.]+)" yMin="([0-9.]+)" xMax="
 // its centre as a share of the page width, or -1.
 func pageNumberX(t *testing.T, pdf []byte, n int, page stage.PageSize, bottom float64) float64 {
 	t.Helper()
+	for _, w := range words(t, pdf, n) {
+		if w.text == strconv.Itoa(n) && w.y0 > page.HeightPt-bottom {
+			return (w.x0 + w.x1) / 2 / page.WidthPt
+		}
+	}
+	return -1
+}
+
+// word is a word of a PDF page and its box, in points from the top left.
+type word struct {
+	text       string
+	x0, y0, x1 float64
+}
+
+// words returns the words of page n of pdf, by pdftotext -bbox.
+func words(t *testing.T, pdf []byte, n int) []word {
+	t.Helper()
 	cmd := exec.Command("pdftotext", "-bbox", "-f", strconv.Itoa(n), "-l", strconv.Itoa(n), "-", "-")
 	cmd.Stdin = bytes.NewReader(pdf)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("pdftotext: %v", err)
 	}
+	var ws []word
 	for _, m := range wordBox.FindAllStringSubmatch(string(out), -1) {
-		x0, _ := strconv.ParseFloat(m[1], 64)
-		y0, _ := strconv.ParseFloat(m[2], 64)
-		x1, _ := strconv.ParseFloat(m[3], 64)
-		if m[5] == strconv.Itoa(n) && y0 > page.HeightPt-bottom {
-			return (x0 + x1) / 2 / page.WidthPt
-		}
+		w := word{text: m[5]}
+		w.x0, _ = strconv.ParseFloat(m[1], 64)
+		w.y0, _ = strconv.ParseFloat(m[2], 64)
+		w.x1, _ = strconv.ParseFloat(m[3], 64)
+		ws = append(ws, w)
 	}
-	return -1
+	return ws
 }
 
 // pdfText is the text of every page of pdf.
@@ -265,16 +282,8 @@ func TestChromiumPrint(t *testing.T) {
 		for _, theme := range []string{"modern", "basic"} {
 			pdf := doc(theme, html, a5, stage.NumberingNone, "")
 			x := map[string]float64{}
-			cmd := exec.Command("pdftotext", "-bbox", "-", "-")
-			cmd.Stdin = bytes.NewReader(pdf)
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("pdftotext: %v", err)
-			}
-			for _, m := range wordBox.FindAllStringSubmatch(string(out), -1) {
-				x0, _ := strconv.ParseFloat(m[1], 64)
-				x1, _ := strconv.ParseFloat(m[3], 64)
-				x[m[5]] = (x0 + x1) / 2 / a5.WidthPt
+			for _, w := range words(t, pdf, 1) {
+				x[w.text] = (w.x0 + w.x1) / 2 / a5.WidthPt
 			}
 			// Two columns of a table as wide as the text: the first's
 			// centre at about 0.3 of the page, the second's at 0.7.
