@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -28,6 +29,11 @@ func (e *engine) take(ctx context.Context, g *generation) (*tab, error) {
 			g.live--
 			e.mu.Unlock()
 			e.done(g)
+			if ctx.Err() == nil && g.proc.diedWith(err) {
+				// Nothing of the document reached the dead browser: the
+				// render may go to the next one.
+				return nil, fmt.Errorf("%w: %w", errGone, err)
+			}
 			return nil, err
 		}
 		return t, nil
@@ -95,6 +101,7 @@ func (e *engine) give(g *generation, t *tab, ok bool) {
 // starts another.
 func (e *engine) replaceTab(g *generation) {
 	var err error
+	died := false
 	for attempt := range 3 {
 		if attempt > 0 {
 			time.Sleep(200 * time.Millisecond)
@@ -107,14 +114,15 @@ func (e *engine) replaceTab(g *generation) {
 			g.idle <- t
 			return
 		}
-		if !g.proc.alive() {
+		if died = g.proc.diedWith(err); died {
 			break
 		}
 	}
 	e.mu.Lock()
 	g.live--
 	e.mu.Unlock()
-	if g.proc.alive() {
+	// A browser that died is the watcher's to count and clean up.
+	if !died && g.proc.alive() {
 		e.log.Error("browser cannot open tabs; killing it", "err", err)
 		e.stats.crashes.Add(1)
 		e.kill(g)
