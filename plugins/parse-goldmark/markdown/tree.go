@@ -109,7 +109,7 @@ func outputBudget(n int) int { return max(8<<20, 6*n) }
 func errTooMuchOutput(budget int) error {
 	return &stage.Error{
 		Code:    stage.CodeTooLarge,
-		Message: "document too large once expanded: links reuse long definitions too often",
+		Message: "document too large once expanded: it would make more than " + strconv.Itoa(budget>>20) + " MiB of text and HTML (links reusing long definitions, or very many small elements)",
 		Details: map[string]string{"limit": strconv.Itoa(budget>>20) + " MiB of output"},
 	}
 }
