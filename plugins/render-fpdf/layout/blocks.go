@@ -380,8 +380,15 @@ lead:
 			break lead
 		}
 	}
-	if i := slices.IndexFunc(atoms, func(a atom) bool { return a.kind == aBlockImage || a.kind == aBlockMath }); i >= 0 {
-		atoms = atoms[:i]
+	// Only the first lines count, and lines no wider than the column hold
+	// no more than their width of runs: a long paragraph is not broken
+	// whole to be measured.
+	room := (paraOrphans + paraWidows + 1) * (e.x1 - e.x0)
+	for i, a := range atoms {
+		if room -= a.w; room < 0 || a.kind == aBlockImage || a.kind == aBlockMath {
+			atoms = atoms[:i]
+			break
+		}
 	}
 	lines := e.breakLines(atoms, e.x1-e.x0, e.baseStyle())
 	h := 0.0
