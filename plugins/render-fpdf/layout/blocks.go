@@ -182,9 +182,16 @@ func (e *engine) flow(atoms []atom, strut *style, al align) {
 			continue
 		}
 		if seg := atoms[start:i]; visible(seg) {
-			for _, l := range e.breakLines(seg, e.x1-e.x0, strut) {
-				top := e.place(l.h)
-				e.emitLine(&l, e.x0, top, e.x1-e.x0, al)
+			lines := e.breakLines(seg, e.x1-e.x0, strut)
+			for j := 0; j < len(lines); {
+				k := e.linesOnPage(lines[j:], 0, paraOrphans, paraWidows)
+				for _, l := range lines[j : j+k] {
+					top := e.place(l.h)
+					e.emitLine(&l, e.x0, top, e.x1-e.x0, al)
+				}
+				if j += k; j < len(lines) {
+					e.newPage()
+				}
 			}
 		}
 		switch {
@@ -311,16 +318,13 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 	body := e.lineHeight()
 	switch n.Kind {
 	case stage.KindParagraph:
-		if h, ok := e.leadBlock(n); ok {
-			return e.th.gap + h
-		}
-		return e.th.gap + math.Min(2, float64(strings.Count(plainText(n), " ")/8+1))*body
+		return e.th.gap + e.paraLead(n)
 	case stage.KindCodeBlock:
 		if a, ok := e.formulaIn(n, e.baseStyle(), e.x1-e.x0); ok {
 			// A display formula moves to the next page whole.
 			return e.th.gap + e.fitDisplay(a).height()
 		}
-		lines := math.Min(2, float64(strings.Count(n.Text, "\n")+1))
+		lines := float64(keptLines(strings.Count(strings.TrimSuffix(n.Text, "\n"), "\n")+1, codeOrphans, codeWidows))
 		return e.th.gap + lines*e.th.codeSize*codeLineHeight + 2*e.codePad()
 	case stage.KindTable:
 		return e.th.gap + 2*(body+2*cellPadY)
@@ -358,22 +362,50 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 	return e.th.gap + 2*body
 }
 
-// leadBlock returns the height of what a paragraph starts with when that
-// is placed on lines of its own, a block image or a display formula, which
-// moves to the next page whole when it does not fit.
-func (e *engine) leadBlock(n *stage.Node) (float64, bool) {
-	for _, a := range e.inlines(n.Children, e.baseStyle()) {
+// paraLead returns the height a paragraph needs on the page it starts
+// on: a block image or display formula it starts with, which moves to the
+// next page whole when it does not fit, else its first lines, as many as
+// flow keeps at the foot of a page (all of a paragraph too short to break).
+func (e *engine) paraLead(n *stage.Node) float64 {
+	atoms := e.inlines(n.Children, e.baseStyle())
+lead:
+	for _, a := range atoms {
 		switch a.kind {
 		case aBlockImage:
-			return a.imgH, true
+			return a.imgH
 		case aBlockMath:
-			return e.fitDisplay(a).height(), true
+			return e.fitDisplay(a).height()
 		case aSpace, aAnchor:
 		default:
-			return 0, false
+			break lead
 		}
 	}
-	return 0, false
+	// Only the first lines count, and lines no wider than the column hold
+	// no more than their width of runs: a long paragraph is not broken
+	// whole to be measured.
+	room := (paraOrphans + paraWidows + 1) * (e.x1 - e.x0)
+	for i, a := range atoms {
+		if room -= a.w; room < 0 || a.kind == aBlockImage || a.kind == aBlockMath {
+			atoms = atoms[:i]
+			break
+		}
+	}
+	lines := e.breakLines(atoms, e.x1-e.x0, e.baseStyle())
+	h := 0.0
+	for _, l := range lines[:keptLines(len(lines), paraOrphans, paraWidows)] {
+		h += l.h
+	}
+	return h
+}
+
+// keptLines is how many of a block's n lines have to fit at the foot of a
+// page for it to start there: all when it is too short to break between
+// orphans and widows.
+func keptLines(n, orphans, widows int) int {
+	if n < orphans+widows {
+		return n
+	}
+	return orphans
 }
 
 const codeLineHeight = 1.35
@@ -400,15 +432,19 @@ func (e *engine) codeBlock(code string, spans []highlight.Span) {
 		}
 	}
 	for i := 0; i < len(lines); {
+		k := e.linesOnPage(lines[i:], 2*pad, codeOrphans, codeWidows)
+		if k == 0 {
+			e.newPage()
+			continue
+		}
 		top := e.place(2*pad + lines[i].h)
 		e.y = top + pad
 		e.drawMarkers(top + pad + lines[i].baseline())
 		at := len(e.page.Items)
 		e.add(Item{Kind: Fill, X: e.x0, Y: top, W: e.x1 - e.x0, Color: e.th.codeBg})
-		for first := true; i < len(lines) && (first || e.y+lines[i].h+pad <= e.bottom+eps); first = false {
+		for end := i + k; i < end; i++ {
 			e.emitLine(&lines[i], e.x0+pad, e.y, width, alignLeft)
 			e.y += lines[i].h
-			i++
 		}
 		e.y += pad
 		e.page.Items[at].H = e.y - top

@@ -275,6 +275,44 @@ func (e *engine) fits(h float64) bool {
 	return e.atTop() || e.y+e.gap+h <= e.bottom+eps
 }
 
+// The fewest lines of a paragraph, and of a code block, left at the foot
+// of a page (orphans) or carried to the top of the next (widows), as the
+// themes' CSS asks of Chromium: p { orphans: 2; widows: 2 } in basic (3
+// in modern, but a heading keeps with two lines of what follows it, see
+// leadHeight), and pre { orphans: 4; widows: 4 } in both.
+const (
+	paraOrphans, paraWidows = 2, 2
+	codeOrphans, codeWidows = 4, 4
+)
+
+// linesOnPage returns how many of lines, the rest of a block whose part
+// on a page takes extra points besides its lines, go on this page: all
+// that fit, fewer so that at least widows go on the next, and none (the
+// block starts on the next page) when that leaves fewer than orphans
+// here. At the top of a page, where moving on gains nothing, it is at
+// least one.
+func (e *engine) linesOnPage(lines []line, extra float64, orphans, widows int) int {
+	room := e.bottom - e.y - extra
+	if !e.atTop() {
+		room -= e.gap
+	}
+	fit, h := 0, 0.0
+	for fit < len(lines) && h+lines[fit].h <= room+eps {
+		h += lines[fit].h
+		fit++
+	}
+	if fit == len(lines) {
+		return fit
+	}
+	if k := min(fit, len(lines)-widows); k >= orphans {
+		return k
+	}
+	if e.atTop() {
+		return max(fit, 1)
+	}
+	return 0
+}
+
 // tracker records, page by page, the vertical extent of what is placed
 // while it is active; block quotes draw their bars from it.
 type tracker struct{ segs []segment }

@@ -118,7 +118,9 @@ func (e *engine) tableRows(n *stage.Node) []tableRow {
 			}
 			st := e.baseStyle()
 			if header {
-				st.bold = true
+				// In the heading colour, as modern's th is; basic's th
+				// takes the text colour, which is its heading colour.
+				st.bold, st.color = true, e.th.headingColor
 			}
 			cl := cell{atoms: e.inlines(c.Children, st), al: cellAlign(c.Attr("align"))}
 			if len(row.cells) == maxCols {
