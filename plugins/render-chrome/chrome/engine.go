@@ -217,16 +217,23 @@ func (e *engine) retireLocked(g *generation) {
 	}
 }
 
-// kill stops g's browser for good.
-func (e *engine) kill(g *generation) {
-	g.stopping.Store(true)
+// kill stops g's browser for good, and reports whether it still ran. A
+// browser that had died of itself is not marked as stopped by us: the
+// watcher counts it as a crash, also when a render that found it dead
+// retired it and the last render's end killed it before the watcher ran.
+func (e *engine) kill(g *generation) bool {
+	<-g.ready
+	running := g.proc != nil && !g.proc.exited()
+	if running {
+		g.stopping.Store(true)
+	}
 	g.killed.Do(func() {
-		<-g.ready
 		if g.proc != nil {
 			g.proc.kill()
 		}
 		e.forget(g)
 	})
+	return running
 }
 
 func (e *engine) forget(g *generation) {
@@ -302,10 +309,9 @@ func (e *engine) retireIfBig(g *generation) bool {
 func (e *engine) checkHung(g *generation) {
 	ctx, cancel := context.WithTimeout(g.proc.ctx, hangCheck)
 	defer cancel()
-	if _, err := g.proc.version(ctx); err != nil && g.proc.alive() {
+	if _, err := g.proc.version(ctx); err != nil && e.kill(g) {
 		e.log.Warn("browser does not answer; killing it", "err", err)
 		e.stats.crashes.Add(1)
-		e.kill(g)
 	}
 }
 

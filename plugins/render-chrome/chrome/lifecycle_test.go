@@ -484,3 +484,23 @@ func TestRenderRightAfterBrowserDied(t *testing.T) {
 		t.Fatalf("stats %+v, want 1 crash and 2 launches", s)
 	}
 }
+
+// A render that takes an idle tab of a browser that has just died, before
+// chromedp has noticed, sends nothing there: it goes to a new browser
+// instead of failing the client.
+func TestIdleTabRightAfterBrowserDied(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":2}`)
+	old := currentProc(t, r)
+	if err := syscall.Kill(-old.pgid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	render(t, r, doc{body: "<p>right after the crash</p>"})
+	if now := currentProc(t, r); now.pgid == old.pgid {
+		t.Fatal("still the old browser")
+	}
+	waitFor(t, "the crash counted", func() bool { return r.Stats().Crashes == 1 })
+	if s := r.Stats(); s.Crashes != 1 || s.Launches != 2 {
+		t.Fatalf("stats %+v, want 1 crash and 2 launches", s)
+	}
+}

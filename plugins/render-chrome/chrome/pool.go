@@ -17,7 +17,7 @@ func (e *engine) take(ctx context.Context, g *generation) (*tab, error) {
 	select {
 	case t := <-g.idle:
 		e.mu.Unlock()
-		return t, nil
+		return e.checkIdle(g, t)
 	default:
 	}
 	if g.live < e.cfg.Tabs {
@@ -42,7 +42,7 @@ func (e *engine) take(ctx context.Context, g *generation) (*tab, error) {
 	// Every tab is in use by a render or on its way: one comes back soon.
 	select {
 	case t := <-g.idle:
-		return t, nil
+		return e.checkIdle(g, t)
 	case <-ctx.Done():
 		e.done(g)
 		return nil, ctx.Err()
@@ -50,6 +50,27 @@ func (e *engine) take(ctx context.Context, g *generation) (*tab, error) {
 		e.done(g)
 		return nil, errGone
 	}
+}
+
+// checkIdle hands out t, an idle tab of g, unless g's browser has died
+// and chromedp has not noticed yet: the render would fail there for a
+// browser its document never reached. Nothing of the document has left
+// us, so the render may go to the next browser, as it does once the
+// browser is known gone. A document that kills the browser has been sent
+// by then, and fails as it did; it is not retried.
+func (e *engine) checkIdle(g *generation, t *tab) (*tab, error) {
+	if !g.proc.exited() {
+		return t, nil
+	}
+	e.mu.Lock()
+	g.live--
+	// No render goes there any more, and the next starts a new browser
+	// without waiting for chromedp; the watcher counts the crash.
+	e.retireLocked(g)
+	e.mu.Unlock()
+	go t.close()
+	e.done(g)
+	return nil, errGone
 }
 
 // done ends a render's hold on g without a tab to give back.
@@ -122,9 +143,8 @@ func (e *engine) replaceTab(g *generation) {
 	g.live--
 	e.mu.Unlock()
 	// A browser that died is the watcher's to count and clean up.
-	if !died && g.proc.alive() {
+	if !died && e.kill(g) {
 		e.log.Error("browser cannot open tabs; killing it", "err", err)
 		e.stats.crashes.Add(1)
-		e.kill(g)
 	}
 }

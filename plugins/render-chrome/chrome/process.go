@@ -207,6 +207,29 @@ func (p *process) diedWith(err error) bool {
 	return true
 }
 
+// exited reports whether the browser's process has exited or is on its
+// way out, killed or exiting, as /proc tells it. That is known as soon as
+// the kill is sent; chromedp learns it only when it reads the end of the
+// connection, which a loaded machine may run long after.
+func (p *process) exited() bool {
+	if !p.alive() {
+		return true
+	}
+	if p.pgid <= 0 {
+		return false
+	}
+	dir := filepath.Join("/proc", strconv.Itoa(p.pgid))
+	stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	status, err := os.ReadFile(filepath.Join(dir, "status"))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return dying(stat, status)
+}
+
 // version asks the browser for its version: the cheapest proof it answers.
 func (p *process) version(ctx context.Context) (string, error) {
 	res, err := cdp.Call(ctx, p.browser, browser.GetVersion, cdp.Empty{})

@@ -170,10 +170,9 @@ func (r *Renderer) Health(ctx context.Context) error {
 	vctx, vcancel := context.WithTimeout(ctx, hangCheck)
 	defer vcancel()
 	if _, err := g.proc.version(vctx); err != nil {
-		if g.proc.alive() {
+		if e.kill(g) { // the next call starts a new one
 			e.log.Warn("browser does not answer; killing it", "err", err)
 			e.stats.crashes.Add(1)
-			e.kill(g) // the next call starts a new one
 		}
 		return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser does not answer")
 	}

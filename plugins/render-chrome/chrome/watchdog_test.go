@@ -292,8 +292,15 @@ func TestMemoryWatchdogBlameSparesLoading(t *testing.T) {
 	if !e.stopJob(gen, blamed) {
 		t.Fatal("the blamed render was not stopped")
 	}
+	// The stop may come after the bomb printed: on a loaded machine its
+	// images can be decoded while it loads, and its print then takes a
+	// moment, over before the stop; a render that ended is left its PDF
+	// (TestMemoryWatchdogStopAfterPrintSparesNextRender). The blame,
+	// checked above, is what this test is about.
 	got := <-bomb
-	if code := stage.CodeOf(got.err); code != stage.CodeTooLarge || !strings.Contains(got.err.Error(), "more memory to print") {
+	if got.err == nil {
+		t.Logf("the bomb printed before its stop")
+	} else if code := stage.CodeOf(got.err); code != stage.CodeTooLarge || !strings.Contains(got.err.Error(), "more memory to print") {
 		t.Fatalf("bomb: %v (code %v), want too large for its memory", got.err, code)
 	}
 	n.release()
