@@ -79,8 +79,12 @@ type generation struct {
 	// tell the one it blames from those it fails beside it.
 	jobs map[*printJob]struct{}
 	// stoppedAt is when the watchdog last stopped a render here for its
-	// memory; only the watchdog uses it.
-	stoppedAt time.Time
+	// memory, stoppedRSS the browser's memory then, and stopHeld whether
+	// the memory has stayed over the bound since; only the watchdog uses
+	// them.
+	stoppedAt  time.Time
+	stoppedRSS int64
+	stopHeld   bool
 	// overMemory is set before the watchdog kills the browser, so that
 	// the renders it fails say why.
 	overMemory atomic.Bool
