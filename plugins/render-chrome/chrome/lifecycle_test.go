@@ -155,6 +155,47 @@ func TestHungBrowserIsReplaced(t *testing.T) {
 	}
 }
 
+// TestSlowBrowserOutlivesHealthDeadline: the host checks health with a
+// deadline (2 s) shorter than the browser is given to answer (hangCheck).
+// A browser slow to answer on a loaded machine was killed when the
+// caller's deadline passed, with every render on it; now the check is
+// answered at the deadline and the browser goes only if it does not
+// answer within hangCheck.
+func TestSlowBrowserOutlivesHealthDeadline(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1}`)
+	old := currentProc(t, r)
+	if err := syscall.Kill(-old.pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			_ = syscall.Kill(-old.pgid, syscall.SIGCONT)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := r.Health(ctx); stage.CodeOf(err) != stage.CodeUnavailable {
+		t.Fatalf("Health past its deadline = %v, want unavailable", err)
+	}
+	// Slow, not hung: it answers well within hangCheck.
+	if err := syscall.Kill(-old.pgid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	time.Sleep(hangCheck + time.Second)
+	if err := r.Health(context.Background()); err != nil {
+		t.Fatalf("Health once it answers: %v", err)
+	}
+	if now := currentProc(t, r); now.pgid != old.pgid {
+		t.Fatal("the slow browser was killed")
+	}
+	if s := r.Stats(); s.Crashes != 0 || s.Launches != 1 {
+		t.Fatalf("stats %+v, want no crash and 1 launch", s)
+	}
+}
+
 func TestFullQueueAnswersBusy(t *testing.T) {
 	t.Parallel()
 	n := newTestNet(t)

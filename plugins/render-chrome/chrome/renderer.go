@@ -167,16 +167,34 @@ func (r *Renderer) Health(ctx context.Context) error {
 	if err != nil {
 		return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser unavailable")
 	}
-	vctx, vcancel := context.WithTimeout(ctx, hangCheck)
-	defer vcancel()
-	if _, err := g.proc.version(vctx); err != nil {
-		if e.kill(g) { // the next call starts a new one
+	// The browser is given hangCheck to answer whatever the caller's
+	// deadline: the host's checks allow 2 s, and a browser busy printing
+	// on a loaded machine that answered in 2.5 s was killed with every
+	// render on it.
+	answer := make(chan error, 1)
+	go func() {
+		vctx, vcancel := context.WithTimeout(g.proc.ctx, hangCheck)
+		defer vcancel()
+		_, err := g.proc.version(vctx)
+		answer <- err
+	}()
+	hung := func(err error) {
+		if err != nil && e.kill(g) { // the next call starts a new one
 			e.log.Warn("browser does not answer; killing it", "err", err)
 			e.stats.crashes.Add(1)
 		}
-		return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser does not answer")
 	}
-	return nil
+	select {
+	case err := <-answer:
+		hung(err)
+		if err != nil {
+			return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser does not answer")
+		}
+		return nil
+	case <-ctx.Done():
+		go func() { hung(<-answer) }()
+		return stage.Wrap(stage.CodeUnavailable, ctx.Err(), "render-chrome: the browser has not answered yet")
+	}
 }
 
 // Close kills the browser. It is safe to call twice and before Configure.
