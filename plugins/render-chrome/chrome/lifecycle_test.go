@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -543,5 +544,16 @@ func TestIdleTabRightAfterBrowserDied(t *testing.T) {
 	waitFor(t, "the crash counted", func() bool { return r.Stats().Crashes == 1 })
 	if s := r.Stats(); s.Crashes != 1 || s.Launches != 2 {
 		t.Fatalf("stats %+v, want 1 crash and 2 launches", s)
+	}
+}
+
+// TestGoneAfterRetriesIsUnavailable: a render that found its browser gone
+// on every attempt tells the client to try again, as one whose browser
+// died under it does; it was a 500.
+func TestGoneAfterRetriesIsUnavailable(t *testing.T) {
+	r := New(testLog(t))
+	err := r.failure(context.Background(), nil, fmt.Errorf("%w: open tab: browser process exited", errGone))
+	if code := stage.CodeOf(err); code != stage.CodeUnavailable {
+		t.Fatalf("%v (code %v), want unavailable", err, code)
 	}
 }

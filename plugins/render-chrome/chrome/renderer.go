@@ -370,7 +370,7 @@ func (r *Renderer) failure(ctx context.Context, g *generation, err error) error 
 	case g != nil && g.overMemory.Load():
 		return stage.Wrap(stage.CodeUnavailable, fmt.Errorf("browser over its render memory bound: %w", err),
 			"the browser ran out of memory while rendering; try again")
-	case g != nil && !g.proc.alive():
+	case errors.Is(err, errGone), g != nil && !g.proc.alive():
 		return stage.Wrap(stage.CodeUnavailable, fmt.Errorf("browser gone: %w", err), "the browser stopped while rendering; try again")
 	}
 	return stage.Wrap(stage.CodeInternal, err, "rendering the PDF failed") // logged by the SDK
