@@ -62,7 +62,7 @@ func docFromPB(d *pb.Document, relay bool) (stage.Document, error) {
 }
 
 func tokensToPB(t stage.Tokens) *pb.Tokens {
-	return &pb.Tokens{
+	out := &pb.Tokens{
 		Theme: t.Theme, BodyFont: t.BodyFont, HeadingFont: t.HeadingFont, MonoFont: t.MonoFont,
 		FontSize: t.FontSize, LineHeight: t.LineHeight, HeadingSizes: t.HeadingSizes[:],
 		TextColor: t.TextColor, HeadingColor: t.HeadingColor, LinkColor: t.LinkColor,
@@ -71,7 +71,12 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		AccentColor: t.AccentColor, Margins: t.Margins[:], ParagraphSpacing: t.ParagraphSpacing,
 		HeadingRule: t.HeadingRule, CodePalette: paletteToPB(t.CodePalette),
 		AlertColors: alertsToPB(t.AlertColors),
+		CodeIndent:  t.CodeIndent, CodeRule: t.CodeRule, QuoteIndent: t.QuoteIndent, QuoteItalic: t.QuoteItalic,
 	}
+	if t.CodePadding != ([3]float64{}) {
+		out.CodePadding = t.CodePadding[:]
+	}
+	return out
 }
 
 func alertsToPB(a stage.AlertColors) *pb.AlertColors {
@@ -114,8 +119,10 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		AccentColor: t.GetAccentColor(), ParagraphSpacing: t.GetParagraphSpacing(), HeadingRule: t.GetHeadingRule(),
 		CodePalette: paletteFromPB(t.GetCodePalette()),
 		AlertColors: alertsFromPB(t.GetAlertColors()),
+		CodeIndent:  t.GetCodeIndent(), CodeRule: t.GetCodeRule(), QuoteIndent: t.GetQuoteIndent(), QuoteItalic: t.GetQuoteItalic(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
+	copy(out.CodePadding[:], t.GetCodePadding())
 	copy(out.Margins[:], t.GetMargins())
 	return out
 }

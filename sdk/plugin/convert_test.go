@@ -3,23 +3,40 @@ package plugin
 import (
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/mdpress/mdpress/sdk/internal/pb"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
 // TestTokensCrossWhole sends tokens through their wire form and back: the
-// alerts' colours reach a renderer, and tokens without them (an older
-// styler's) arrive without them, for the renderer to draw its defaults.
+// alerts' colours and the block styles (code blocks' indent, rule and
+// padding, quotes' indent and italics) reach a renderer, and tokens
+// without them (an older styler's) arrive without them, for the renderer
+// to draw its defaults.
 func TestTokensCrossWhole(t *testing.T) {
 	for _, tc := range []stage.Tokens{
 		{Theme: "basic", AlertColors: stage.AlertColors{Note: "#111111", Tip: "#222222", Important: "#333333", Warning: "#444444", Caution: "#555555"}},
 		{Theme: "modern", AlertColors: stage.AlertColors{Warning: "#ff0000"}, CodePalette: stage.CodePalette{Keyword: "#00ff00"}},
+		{Theme: "basic-blocks", CodeIndent: 14.66, CodeRule: 0.75, CodePadding: [3]float64{1.96, 7.82, 0}, QuoteIndent: 17.25, QuoteItalic: true},
+		{Theme: "padded", CodePadding: [3]float64{0, 0, 3}},
 		{Theme: "old"},
 	} {
-		pb := tokensToPB(tc)
-		if (tc.AlertColors == stage.AlertColors{}) != (pb.GetAlertColors() == nil) {
-			t.Errorf("%s: alert colours on the wire %v for %+v", tc.Theme, pb.GetAlertColors(), tc.AlertColors)
+		raw, err := proto.Marshal(tokensToPB(tc))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := tokensFromPB(pb); got != tc {
+		wire := &pb.Tokens{}
+		if err := proto.Unmarshal(raw, wire); err != nil {
+			t.Fatal(err)
+		}
+		if (tc.AlertColors == stage.AlertColors{}) != (wire.GetAlertColors() == nil) {
+			t.Errorf("%s: alert colours on the wire %v for %+v", tc.Theme, wire.GetAlertColors(), tc.AlertColors)
+		}
+		if (tc.CodePadding == [3]float64{}) != (wire.GetCodePadding() == nil) {
+			t.Errorf("%s: code padding on the wire %v for %v", tc.Theme, wire.GetCodePadding(), tc.CodePadding)
+		}
+		if got := tokensFromPB(wire); got != tc {
 			t.Errorf("%s: got %+v, want %+v", tc.Theme, got, tc)
 		}
 	}

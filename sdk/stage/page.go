@@ -54,6 +54,22 @@ type Tokens struct {
 	// AlertColors colour the bar and title of GitHub's alerts
 	// (> [!NOTE] ...). The zero value draws GitHub's colours.
 	AlertColors AlertColors
+
+	// CodeIndent is the space before a code block on the side its lines
+	// start from. Zero: flush with the text.
+	CodeIndent float64
+	// CodeRule is the width of a rule in RuleColor down that side of a
+	// code block. Zero: none.
+	CodeRule float64
+	// CodePadding is the space inside a code block: above and below, on
+	// the side its lines start from, on the other side. All zero: the
+	// renderer's own, the same all round.
+	CodePadding [3]float64
+	// QuoteIndent is the space on both sides of a block quote and of an
+	// alert. Zero: flush with the text.
+	QuoteIndent float64
+	// QuoteItalic sets a block quote's text in italics (not an alert's).
+	QuoteItalic bool
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

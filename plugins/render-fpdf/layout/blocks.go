@@ -231,7 +231,7 @@ func (e *engine) headingLines(n *stage.Node) ([]line, int, float64) {
 	level, _ := strconv.Atoi(n.Attr("level"))
 	level = min(max(level, 1), 6)
 	size := e.th.headingSizes[level-1] * e.scale
-	st := &style{family: e.th.heading, bold: true, size: size, color: e.th.headingColor}
+	st := &style{family: e.th.heading, bold: true, italic: e.italic, size: size, color: e.th.headingColor}
 	lines := e.breakLines(e.inlines(n.Children, st), e.x1-e.x0, st)
 	h := 0.0
 	for _, l := range lines {
@@ -325,7 +325,7 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 			return e.th.gap + e.fitDisplay(a).height()
 		}
 		lines := float64(keptLines(strings.Count(strings.TrimSuffix(n.Text, "\n"), "\n")+1, codeOrphans, codeWidows))
-		return e.th.gap + lines*e.th.codeSize*codeLineHeight + 2*e.codePad()
+		return e.th.gap + lines*e.th.codeSize*codeLineHeight + 2*e.th.codePad[0]
 	case stage.KindTable:
 		return e.th.gap + 2*(body+2*cellPadY)
 	case stage.KindList:
@@ -410,18 +410,20 @@ func keptLines(n, orphans, widows int) int {
 
 const codeLineHeight = 1.35
 
-func (e *engine) codePad() float64 { return e.th.codeSize * 0.7 }
-
-// codeBlock lays out preformatted text on a shaded ground. Long lines wrap
-// between characters; the block breaks across pages between lines, each
-// page's part shaded on its own.
+// codeBlock lays out preformatted text on a shaded ground, set in by the
+// theme's indent behind its rule. Long lines wrap between characters; the
+// block breaks across pages between lines, each page's part shaded and
+// ruled on its own.
 func (e *engine) codeBlock(code string, spans []highlight.Span) {
 	// Left to right whatever the container: see the README's Characters.
 	defer e.restoreDirection(e.rtl, e.inherit)
 	e.rtl = false
-	st := &style{family: e.th.mono, size: e.th.codeSize * e.scale, color: e.th.codeText}
-	pad := e.codePad()
-	width := e.x1 - e.x0 - 2*pad
+	st := &style{family: e.th.mono, italic: e.italic, size: e.th.codeSize * e.scale, color: e.th.codeText}
+	d := e.indent(e.th.codeIndent)
+	defer func() { e.x0 -= d }()
+	pad, rule := e.th.codePad[0], e.th.codeRule
+	left := e.x0 + rule + e.th.codePad[1]
+	width := max(e.x1-left-e.th.codePad[2], st.size)
 	strut := st
 	var lines []line
 	for src := range e.codeLines(code, spans, st) {
@@ -442,12 +444,18 @@ func (e *engine) codeBlock(code string, spans []highlight.Span) {
 		e.drawMarkers(top + pad + lines[i].baseline())
 		at := len(e.page.Items)
 		e.add(Item{Kind: Fill, X: e.x0, Y: top, W: e.x1 - e.x0, Color: e.th.codeBg})
+		if rule > 0 {
+			e.add(Item{Kind: Fill, X: e.x0, Y: top, W: rule, Color: e.th.rule})
+		}
 		for end := i + k; i < end; i++ {
-			e.emitLine(&lines[i], e.x0+pad, e.y, width, alignLeft)
+			e.emitLine(&lines[i], left, e.y, width, alignLeft)
 			e.y += lines[i].h
 		}
 		e.y += pad
 		e.page.Items[at].H = e.y - top
+		if rule > 0 {
+			e.page.Items[at+1].H = e.y - top
+		}
 		e.cover(top, e.y)
 		if i < len(lines) {
 			e.newPage()
@@ -506,18 +514,24 @@ func (e *engine) blockquote(n *stage.Node) {
 	// HTML's title with a dir="auto" of its own leaves it.
 	e.container(body)
 	bar := math.Max(2, e.th.size*0.25)
+	// The theme's indent on both sides, as the CSS's margin-inline.
+	in := e.indent(e.th.quoteIndent)
+	out := math.Min(e.th.quoteIndent, math.Max(0, e.x1-e.x0-(e.doc.Content.X1-e.doc.Content.X0)*minColumn))
+	e.x1 -= out
+	defer func() { e.x0, e.x1 = e.x0-in, e.x1+out }()
 	x := e.x0
 	if e.rtl { // the bar is on the side the lines start from
 		x = e.x1 - bar
 	}
 	d := e.indentStart(bar + e.th.size)
-	color := e.color
+	color, italic := e.color, e.italic
 	barColor := e.th.quoteBar
 	if title != nil {
 		// An alert's body is text to be read, not a quote's muted aside.
 		barColor = alert
 	} else {
 		e.color = e.th.muted
+		e.italic = e.th.quoteItalic
 	}
 	t := e.track()
 	if title != nil {
@@ -525,7 +539,7 @@ func (e *engine) blockquote(n *stage.Node) {
 	}
 	e.blocks(body)
 	e.untrack()
-	e.color = color
+	e.color, e.italic = color, italic
 	e.outdentStart(d)
 	if d > 0 {
 		for _, s := range t.segs {

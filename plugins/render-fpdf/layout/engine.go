@@ -129,6 +129,7 @@ type engine struct {
 	rtl       bool    // the text is right to left (see direction.go)
 	inherit   bool    // blocks follow the direction of their list or quote
 	color     RGB     // text colour of the current container
+	italic    bool    // the current container's text is italic (a quote's)
 	scale     float64 // text size factor of the current container
 
 	markers  []marker
@@ -408,7 +409,7 @@ func (e *engine) synthetic(face fonts.ID, st *style) Synthetic {
 
 // baseStyle is body text in the current container.
 func (e *engine) baseStyle() *style {
-	return &style{family: e.th.body, size: e.th.size * e.scale, color: e.color}
+	return &style{family: e.th.body, italic: e.italic, size: e.th.size * e.scale, color: e.color}
 }
 
 // lineHeight is the height of a line of body text in the current container.

@@ -31,6 +31,16 @@ type theme struct {
 	margins     [4]float64 // top, right, bottom, left
 	gap         float64
 	headingRule bool
+
+	// codeIndent sets code blocks in from the column's left, codeRule is
+	// the width of the rule down their left side (0: none), and codePad
+	// the space inside them: above and below, left, right.
+	codeIndent, codeRule float64
+	codePad              [3]float64
+	// quoteIndent sets quotes and alerts in on both sides; quoteItalic
+	// sets a quote's text in italics.
+	quoteIndent float64
+	quoteItalic bool
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -86,6 +96,16 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 		th.headingSizes[i] = positive(t.HeadingSizes[i], d.HeadingSizes[i]*th.size/d.FontSize, 144)
 	}
 	th.codeSize = th.size * 0.9
+	th.codeIndent = positive(t.CodeIndent, 0, 144)
+	th.codeRule = positive(t.CodeRule, 0, 12)
+	th.codePad = [3]float64{th.codeSize * 0.7, th.codeSize * 0.7, th.codeSize * 0.7}
+	if t.CodePadding != ([3]float64{}) {
+		for i, p := range t.CodePadding {
+			th.codePad[i] = positive(p, 0, 144)
+		}
+	}
+	th.quoteIndent = positive(t.QuoteIndent, 0, 144)
+	th.quoteItalic = t.QuoteItalic
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

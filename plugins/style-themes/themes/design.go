@@ -37,6 +37,17 @@ type design struct {
 	CodePalette codePalette `json:"codePalette"`
 	// AlertColors colour the bar and title of each kind of GitHub alert.
 	AlertColors alertColors `json:"alertColors"`
+	// CodeIndent is the margin before a code block on its start side,
+	// CodeRule the width of the rule in ruleColor down that side, and
+	// CodePadding the space inside it: above and below, on the start
+	// side, on the other side.
+	CodeIndent  float64    `json:"codeIndent"`
+	CodeRule    float64    `json:"codeRule"`
+	CodePadding [3]float64 `json:"codePadding"`
+	// QuoteIndent is the margin on both sides of block quotes and
+	// alerts; QuoteItalic sets quotes (not alerts) in italics.
+	QuoteIndent float64 `json:"quoteIndent"`
+	QuoteItalic bool    `json:"quoteItalic"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -128,6 +139,9 @@ var modernDesign = design{
 	PageNumberSize:   8.5,
 	CodePalette:      modernPalette,
 	AlertColors:      githubAlerts,
+	// 0.85em and 1.1em of its code's 0.88em; the frame all round is
+	// modern.css's own.
+	CodePadding: [3]float64{7.85, 10.16, 10.16},
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -155,6 +169,14 @@ var basicDesign = design{
 	PageNumberSize:   10,
 	CodePalette:      githubPalette,
 	AlertColors:      githubAlerts,
+	// A code block is set in from the text by 1.5em of its 0.85em type,
+	// behind a 1px rule and 0.2em above and below, 0.8em after the rule;
+	// a quote by 1.5em of the text's on both sides, in italics.
+	CodeIndent:  14.66,
+	CodeRule:    0.75,
+	CodePadding: [3]float64{1.96, 7.82, 0},
+	QuoteIndent: 17.25,
+	QuoteItalic: true,
 }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -178,6 +200,16 @@ func (d design) validate() error {
 		{"margin", d.Margin, 0, 288},
 		{"marginBottom", d.MarginBottom, 0, 288},
 		{"pageNumberSize", d.PageNumberSize, 4, 72},
+		{"codeIndent", d.CodeIndent, 0, 144},
+		{"codeRule", d.CodeRule, 0, 12},
+		{"quoteIndent", d.QuoteIndent, 0, 144},
+	}
+	for i, p := range d.CodePadding {
+		sizes = append(sizes, struct {
+			key      string
+			v        float64
+			min, max float64
+		}{fmt.Sprintf("codePadding[%d]", i), p, 0, 144})
 	}
 	for i, h := range d.HeadingSizes {
 		sizes = append(sizes, struct {
@@ -262,9 +294,17 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		HeadingRule:      d.HeadingRule,
 		CodePalette:      stage.CodePalette(d.CodePalette),
 		AlertColors:      stage.AlertColors(d.AlertColors),
+		CodeIndent:       round2(d.CodeIndent * typ),
+		// A rule is a hairline at any size, as the CSS's 1px is.
+		CodeRule:    round2(d.CodeRule),
+		QuoteIndent: round2(d.QuoteIndent * typ),
+		QuoteItalic: d.QuoteItalic,
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)
+	}
+	for i, p := range d.CodePadding {
+		t.CodePadding[i] = round2(p * typ)
 	}
 	number := round2(d.PageNumberSize * typ)
 	side := round2(d.Margin * space)

@@ -45,7 +45,9 @@
 //	   "constant": "#005cc5", "entity": "#6f42c1", "tag": "#22863a", "variable": "#e36209",
 //	   "inserted": "#22863a", "deleted": "#b31d28", "heading": "#005cc5"},
 //	 "alertColors": {"note": "#0969da", "tip": "#1a7f37", "important": "#8250df",
-//	   "warning": "#9a6700", "caution": "#d1242f"}}
+//	   "warning": "#9a6700", "caution": "#d1242f"},
+//	 "codeIndent": 14.66, "codeRule": 0.75, "codePadding": [1.96, 7.82, 0],
+//	 "quoteIndent": 17.25, "quoteItalic": true}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -54,6 +56,13 @@
 // styler wraps the block's tokens in <span class="hl-<class>"> and writes
 // the palette inside the theme's layer, so a stylesheet can restyle the
 // spans; render-fpdf draws the same palette from the tokens.
+//
+// codeIndent sets a code block in from the text on the side its lines
+// start from, codeRule draws a rule of that width in ruleColor down that
+// side (0: none), and codePadding is the space inside the block: above and
+// below, on the start side, on the other side. quoteIndent sets block
+// quotes and alerts in from the text on both sides, and quoteItalic sets
+// quotes (not alerts) in italics. render-fpdf draws them from the tokens.
 //
 // alertColors colour the bar and title of each kind of GitHub alert
 // (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps

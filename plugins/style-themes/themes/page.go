@@ -78,11 +78,25 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"table-head", t.TableHeaderFill},
 		{"accent", t.AccentColor},
 		{"space", pt(t.ParagraphSpacing)},
+		{"code-indent", pt(t.CodeIndent)},
+		{"code-rule", pt(t.CodeRule)},
+		{"code-pad-block", pt(t.CodePadding[0])},
+		{"code-pad-start", pt(t.CodePadding[1])},
+		{"code-pad-end", pt(t.CodePadding[2])},
+		{"quote-indent", pt(t.QuoteIndent)},
+		{"quote-style", quoteStyle(t.QuoteItalic)},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(b, "  --md-%s: %s;\n", v[0], v[1])
 	}
 	b.WriteString("}\n")
+}
+
+func quoteStyle(italic bool) string {
+	if italic {
+		return "italic"
+	}
+	return "normal"
 }
 
 // marginBoxes maps a numbering to its @page margin box.

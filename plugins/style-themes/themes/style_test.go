@@ -331,6 +331,9 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"rule": tk.RuleColor, "code-bg": tk.CodeBackground, "code": tk.CodeColor, "quote-bar": tk.QuoteBar,
 					"table-head": tk.TableHeaderFill, "accent": tk.AccentColor, "space": pt(tk.ParagraphSpacing),
 					"font-body": fontStacks[tk.BodyFont], "font-heading": fontStacks[tk.HeadingFont], "font-mono": fontStacks[tk.MonoFont],
+					"code-indent": pt(tk.CodeIndent), "code-rule": pt(tk.CodeRule), "code-pad-block": pt(tk.CodePadding[0]),
+					"code-pad-start": pt(tk.CodePadding[1]), "code-pad-end": pt(tk.CodePadding[2]),
+					"quote-indent": pt(tk.QuoteIndent), "quote-style": quoteStyle(tk.QuoteItalic),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)

@@ -474,7 +474,21 @@ type Tokens struct {
 	CodePalette *CodePalette `protobuf:"bytes,21,opt,name=code_palette,json=codePalette,proto3" json:"code_palette,omitempty"`
 	// alert_colors: the bar and title colour of each kind of GitHub alert
 	// (> [!NOTE] ...). Absent (a styler older than it): GitHub's colours.
-	AlertColors   *AlertColors `protobuf:"bytes,22,opt,name=alert_colors,json=alertColors,proto3" json:"alert_colors,omitempty"`
+	AlertColors *AlertColors `protobuf:"bytes,22,opt,name=alert_colors,json=alertColors,proto3" json:"alert_colors,omitempty"`
+	// The block styles below are absent from a styler older than them: a
+	// renderer then draws code blocks flush and shaded, padded alike all
+	// round, and quotes flush and upright.
+	// code_indent: the space before a code block on its lines' start side.
+	CodeIndent float64 `protobuf:"fixed64,23,opt,name=code_indent,json=codeIndent,proto3" json:"code_indent,omitempty"`
+	// code_rule: the width of a rule in rule_color down that side.
+	CodeRule float64 `protobuf:"fixed64,24,opt,name=code_rule,json=codeRule,proto3" json:"code_rule,omitempty"`
+	// code_padding: inside a code block, above and below, on the start
+	// side, on the other side; absent or all zero: the renderer's own.
+	CodePadding []float64 `protobuf:"fixed64,25,rep,packed,name=code_padding,json=codePadding,proto3" json:"code_padding,omitempty"`
+	// quote_indent: the space on both sides of a block quote and an alert.
+	QuoteIndent float64 `protobuf:"fixed64,26,opt,name=quote_indent,json=quoteIndent,proto3" json:"quote_indent,omitempty"`
+	// quote_italic: a block quote's text (not an alert's) is italic.
+	QuoteItalic   bool `protobuf:"varint,27,opt,name=quote_italic,json=quoteItalic,proto3" json:"quote_italic,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -661,6 +675,41 @@ func (x *Tokens) GetAlertColors() *AlertColors {
 		return x.AlertColors
 	}
 	return nil
+}
+
+func (x *Tokens) GetCodeIndent() float64 {
+	if x != nil {
+		return x.CodeIndent
+	}
+	return 0
+}
+
+func (x *Tokens) GetCodeRule() float64 {
+	if x != nil {
+		return x.CodeRule
+	}
+	return 0
+}
+
+func (x *Tokens) GetCodePadding() []float64 {
+	if x != nil {
+		return x.CodePadding
+	}
+	return nil
+}
+
+func (x *Tokens) GetQuoteIndent() float64 {
+	if x != nil {
+		return x.QuoteIndent
+	}
+	return 0
+}
+
+func (x *Tokens) GetQuoteItalic() bool {
+	if x != nil {
+		return x.QuoteItalic
+	}
+	return false
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
@@ -894,7 +943,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\x97\x06\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xbe\a\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -924,7 +973,13 @@ const file_common_proto_rawDesc = "" +
 	"\x11paragraph_spacing\x18\x13 \x01(\x01R\x10paragraphSpacing\x12!\n" +
 	"\fheading_rule\x18\x14 \x01(\bR\vheadingRule\x12:\n" +
 	"\fcode_palette\x18\x15 \x01(\v2\x17.mdpress.v1.CodePaletteR\vcodePalette\x12:\n" +
-	"\falert_colors\x18\x16 \x01(\v2\x17.mdpress.v1.AlertColorsR\valertColors\"\x85\x01\n" +
+	"\falert_colors\x18\x16 \x01(\v2\x17.mdpress.v1.AlertColorsR\valertColors\x12\x1f\n" +
+	"\vcode_indent\x18\x17 \x01(\x01R\n" +
+	"codeIndent\x12\x1b\n" +
+	"\tcode_rule\x18\x18 \x01(\x01R\bcodeRule\x12!\n" +
+	"\fcode_padding\x18\x19 \x03(\x01R\vcodePadding\x12!\n" +
+	"\fquote_indent\x18\x1a \x01(\x01R\vquoteIndent\x12!\n" +
+	"\fquote_italic\x18\x1b \x01(\bR\vquoteItalic\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
