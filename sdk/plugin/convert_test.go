@@ -11,7 +11,7 @@ import (
 
 // TestTokensCrossWhole sends tokens through their wire form and back: the
 // alerts' colours and the block styles (code blocks' indent, rule and
-// padding, quotes' indent and italics) reach a renderer, and tokens
+// padding, quotes' indent, italics, fill and padding) reach a renderer, and tokens
 // without them (an older styler's) arrive without them, for the renderer
 // to draw its defaults.
 func TestTokensCrossWhole(t *testing.T) {
@@ -20,6 +20,7 @@ func TestTokensCrossWhole(t *testing.T) {
 		{Theme: "modern", AlertColors: stage.AlertColors{Warning: "#ff0000"}, CodePalette: stage.CodePalette{Keyword: "#00ff00"}},
 		{Theme: "basic-blocks", CodeIndent: 14.66, CodeRule: 0.75, CodePadding: [3]float64{1.96, 7.82, 0}, QuoteIndent: 17.25, QuoteItalic: true},
 		{Theme: "padded", CodePadding: [3]float64{0, 0, 3}},
+		{Theme: "modern-quotes", QuoteFill: "#f1f5f9", QuotePadding: 3.68},
 		{Theme: "old"},
 	} {
 		raw, err := proto.Marshal(tokensToPB(tc))

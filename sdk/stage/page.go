@@ -70,6 +70,12 @@ type Tokens struct {
 	QuoteIndent float64
 	// QuoteItalic sets a block quote's text in italics (not an alert's).
 	QuoteItalic bool
+	// QuoteFill is the ground of a block quote and of an alert, under
+	// their bar too. Empty: none.
+	QuoteFill string
+	// QuotePadding is the space inside a block quote and an alert above
+	// their first line and below their last. Zero: none.
+	QuotePadding float64
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

@@ -488,7 +488,13 @@ type Tokens struct {
 	// quote_indent: the space on both sides of a block quote and an alert.
 	QuoteIndent float64 `protobuf:"fixed64,26,opt,name=quote_indent,json=quoteIndent,proto3" json:"quote_indent,omitempty"`
 	// quote_italic: a block quote's text (not an alert's) is italic.
-	QuoteItalic   bool `protobuf:"varint,27,opt,name=quote_italic,json=quoteItalic,proto3" json:"quote_italic,omitempty"`
+	QuoteItalic bool `protobuf:"varint,27,opt,name=quote_italic,json=quoteItalic,proto3" json:"quote_italic,omitempty"`
+	// quote_fill: the ground (#rrggbb) of a block quote and an alert, under
+	// their bar too; empty (a styler older than it): none.
+	QuoteFill string `protobuf:"bytes,28,opt,name=quote_fill,json=quoteFill,proto3" json:"quote_fill,omitempty"`
+	// quote_padding: the space inside a block quote and an alert above their
+	// first line and below their last. Zero: none.
+	QuotePadding  float64 `protobuf:"fixed64,29,opt,name=quote_padding,json=quotePadding,proto3" json:"quote_padding,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -710,6 +716,20 @@ func (x *Tokens) GetQuoteItalic() bool {
 		return x.QuoteItalic
 	}
 	return false
+}
+
+func (x *Tokens) GetQuoteFill() string {
+	if x != nil {
+		return x.QuoteFill
+	}
+	return ""
+}
+
+func (x *Tokens) GetQuotePadding() float64 {
+	if x != nil {
+		return x.QuotePadding
+	}
+	return 0
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
@@ -943,7 +963,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xbe\a\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\x82\b\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -979,7 +999,10 @@ const file_common_proto_rawDesc = "" +
 	"\tcode_rule\x18\x18 \x01(\x01R\bcodeRule\x12!\n" +
 	"\fcode_padding\x18\x19 \x03(\x01R\vcodePadding\x12!\n" +
 	"\fquote_indent\x18\x1a \x01(\x01R\vquoteIndent\x12!\n" +
-	"\fquote_italic\x18\x1b \x01(\bR\vquoteItalic\"\x85\x01\n" +
+	"\fquote_italic\x18\x1b \x01(\bR\vquoteItalic\x12\x1d\n" +
+	"\n" +
+	"quote_fill\x18\x1c \x01(\tR\tquoteFill\x12#\n" +
+	"\rquote_padding\x18\x1d \x01(\x01R\fquotePadding\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
