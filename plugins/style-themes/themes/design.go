@@ -48,6 +48,10 @@ type design struct {
 	// alerts; QuoteItalic sets quotes (not alerts) in italics.
 	QuoteIndent float64 `json:"quoteIndent"`
 	QuoteItalic bool    `json:"quoteItalic"`
+	// QuoteFill is the ground of block quotes and alerts (empty: none),
+	// and QuotePadding the space inside them above and below.
+	QuoteFill    string  `json:"quoteFill"`
+	QuotePadding float64 `json:"quotePadding"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -142,6 +146,10 @@ var modernDesign = design{
 	// 0.85em and 1.1em of its code's 0.88em; the frame all round is
 	// modern.css's own.
 	CodePadding: [3]float64{7.85, 10.16, 10.16},
+	// Quotes and alerts on its code's shade, a quote 0.35em inside it
+	// above and below.
+	QuoteFill:    "#f1f5f9",
+	QuotePadding: 3.68,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -203,6 +211,7 @@ func (d design) validate() error {
 		{"codeIndent", d.CodeIndent, 0, 144},
 		{"codeRule", d.CodeRule, 0, 12},
 		{"quoteIndent", d.QuoteIndent, 0, 144},
+		{"quotePadding", d.QuotePadding, 0, 144},
 	}
 	for i, p := range d.CodePadding {
 		sizes = append(sizes, struct {
@@ -241,6 +250,9 @@ func (d design) validate() error {
 		if !hexColor.MatchString(c.v) {
 			return fmt.Errorf("alertColors.%s must be a lower-case #rrggbb colour, got %q", c.key, c.v)
 		}
+	}
+	if d.QuoteFill != "" && !hexColor.MatchString(d.QuoteFill) {
+		return fmt.Errorf("quoteFill must be empty or a lower-case #rrggbb colour, got %q", d.QuoteFill)
 	}
 	p := stage.CodePalette(d.CodePalette)
 	for _, class := range highlight.Classes {
@@ -299,6 +311,9 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		CodeRule:    round2(d.CodeRule),
 		QuoteIndent: round2(d.QuoteIndent * typ),
 		QuoteItalic: d.QuoteItalic,
+		QuoteFill:   d.QuoteFill,
+		// The padding is the space's, as modern.css's em of the text.
+		QuotePadding: round2(d.QuotePadding * typ),
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

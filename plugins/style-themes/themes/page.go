@@ -85,11 +85,21 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"code-pad-end", pt(t.CodePadding[2])},
 		{"quote-indent", pt(t.QuoteIndent)},
 		{"quote-style", quoteStyle(t.QuoteItalic)},
+		{"quote-bg", fill(t.QuoteFill)},
+		{"quote-pad", pt(t.QuotePadding)},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(b, "  --md-%s: %s;\n", v[0], v[1])
 	}
 	b.WriteString("}\n")
+}
+
+// fill is a colour token as a background: none when it is empty.
+func fill(c string) string {
+	if c == "" {
+		return "transparent"
+	}
+	return c
 }
 
 func quoteStyle(italic bool) string {
