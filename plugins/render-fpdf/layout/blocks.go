@@ -338,10 +338,10 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 		if title, rest, _ := e.alertParts(n); title != nil {
 			// An alert's title keeps with the start of its body
 			// (alertTitle), so the heading before it keeps with both.
-			return e.th.gap + body + e.leadHeight(rest, depth+1)
+			return e.th.gap + e.th.quotePad + body + e.leadHeight(rest, depth+1)
 		}
 		if h := e.leadHeight(n.Children, depth+1); h > 0 {
-			return h
+			return e.th.quotePad + h
 		}
 	case stage.KindHTMLBlock:
 		if leadsWithTable(n.Text) {
@@ -519,7 +519,7 @@ func (e *engine) blockquote(n *stage.Node) {
 	out := math.Min(e.th.quoteIndent, math.Max(0, e.x1-e.x0-(e.doc.Content.X1-e.doc.Content.X0)*minColumn))
 	e.x1 -= out
 	defer func() { e.x0, e.x1 = e.x0-in, e.x1+out }()
-	x := e.x0
+	x, x0, x1 := e.x0, e.x0, e.x1
 	if e.rtl { // the bar is on the side the lines start from
 		x = e.x1 - bar
 	}
@@ -533,17 +533,37 @@ func (e *engine) blockquote(n *stage.Node) {
 		e.color = e.th.muted
 		e.italic = e.th.quoteItalic
 	}
+	pad := e.th.quotePad
+	if pad > 0 && !e.fits(e.blockLead(n, e.depth)) {
+		// The padding goes with the first lines, not alone at the foot
+		// of a page.
+		e.newPage()
+	}
 	t := e.track()
+	if pad > 0 {
+		e.place(pad)
+	}
 	if title != nil {
 		e.alertTitle(title, body, alert)
 	}
 	e.blocks(body)
+	if pad > 0 {
+		// The padding, not the last block's margin, is under the last
+		// line, as the CSS's blockquote > :last-child drops the margin.
+		e.gap = 0
+		y := math.Min(e.y+pad, e.bottom)
+		e.cover(e.y, y)
+		e.y = y
+	}
 	e.untrack()
 	e.color, e.italic = color, italic
 	e.outdentStart(d)
-	if d > 0 {
-		for _, s := range t.segs {
-			p := e.doc.Pages[s.page]
+	for _, s := range t.segs {
+		p := e.doc.Pages[s.page]
+		if e.th.quoteFilled {
+			e.under(p, s.at, Item{Kind: Fill, X: x0, Y: s.y0, W: x1 - x0, H: s.y1 - s.y0, Color: e.th.quoteFill})
+		}
+		if d > 0 {
 			p.Items = append(p.Items, Item{Kind: Fill, X: x, Y: s.y0, W: bar, H: s.y1 - s.y0, Color: barColor})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"slices"
 
 	"github.com/mdpress/mdpress/plugins/internal/highlight"
 	"github.com/mdpress/mdpress/plugins/render-fpdf/emoji"
@@ -247,6 +248,16 @@ func (e *engine) atom() {
 	}
 }
 
+// under puts it on page p before the item at index at, so that it is
+// drawn under what was placed from there on: a quote's ground is known
+// only once its content is laid out.
+func (e *engine) under(p *Page, at int, it Item) {
+	if e.items++; e.items > e.maxItems {
+		panic(abort{ErrTooManyItems})
+	}
+	p.Items = slices.Insert(p.Items, at, it)
+}
+
 // addGap asks for at least g points before the next block. Gaps collapse
 // (the larger wins) and vanish at the top of a page.
 func (e *engine) addGap(g float64) { e.gap = math.Max(e.gap, g) }
@@ -315,7 +326,7 @@ func (e *engine) linesOnPage(lines []line, extra float64, orphans, widows int) i
 }
 
 // tracker records, page by page, the vertical extent of what is placed
-// while it is active; block quotes draw their bars from it.
+// while it is active; block quotes draw their bars and grounds from it.
 type tracker struct{ segs []segment }
 
 type segment struct {

@@ -41,6 +41,11 @@ type theme struct {
 	// sets a quote's text in italics.
 	quoteIndent float64
 	quoteItalic bool
+	// quoteFill is the ground of quotes and alerts, when quoteFilled;
+	// quotePad the space inside them above and below.
+	quoteFill   RGB
+	quoteFilled bool
+	quotePad    float64
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -106,6 +111,8 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	}
 	th.quoteIndent = positive(t.QuoteIndent, 0, 144)
 	th.quoteItalic = t.QuoteItalic
+	th.quoteFill, th.quoteFilled = parseColor(t.QuoteFill)
+	th.quotePad = positive(t.QuotePadding, 0, 144)
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

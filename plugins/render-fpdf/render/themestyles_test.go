@@ -1,0 +1,110 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mdpress/mdpress/sdk/stage"
+)
+
+// TestQuoteFillFromTokens draws quotes and alerts on the ground modern.css
+// gives them on Chromium, from the tokens style-themes sends for modern:
+// QuoteFill from the quote's bar to its other side, QuotePadding inside it
+// above the first line and below the last. Without those tokens (an older
+// styler, basic) quotes are drawn as before, on the page's white. modern's
+// quotes printed on white, their text against the fill's edges.
+func TestQuoteFillFromTokens(t *testing.T) {
+	needTool(t, "pdftotext")
+	needTool(t, "pdftoppm")
+	r := newRenderer(t, `{}`)
+	d := markdownDoc(t, "Lead paragraph.\n\n> Quoteword in a quote.\n\n> Alertword in an alert.\n\nTail paragraph.\n")
+	// This package's test parser knows no alerts: the second quote is
+	// made one as parse-goldmark's tree has it.
+	alert := d.Root.Children[2]
+	alert.Attrs = map[string]string{"alert": "note"}
+	alert.Children = append([]*stage.Node{{Kind: stage.KindParagraph, Attrs: map[string]string{"alert_title": "true"},
+		Children: []*stage.Node{{Kind: stage.KindText, Text: "Note"}}}}, alert.Children...)
+
+	filled := modernTokens
+	filled.QuoteFill, filled.QuotePadding = "#f1f5f9", 3.68
+	const dpi = 144
+	ground := colour{0xf1, 0xf5, 0xf9, 2}
+	right := a4(t).WidthPt - filled.Margins[1]
+	var plainGap float64
+	for _, tc := range []struct {
+		name   string
+		tokens stage.Tokens
+		pad    float64
+	}{
+		{"none sent", modernTokens, 0},
+		{"modern", filled, 3.68},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: d, tokens: tc.tokens, numbering: stage.NumberingNone})
+			words := map[string]bboxWord{}
+			for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
+				words[w.Text] = w
+			}
+			lead, quote, note, tail := words["Lead"], words["Quoteword"], words["Note"], words["Tail"]
+			if lead.Text == "" || quote.Text == "" || note.Text == "" || tail.Text == "" {
+				t.Fatalf("words read back: %v", words)
+			}
+			w, h, px := rasterRGB(t, resp.PDF, dpi)
+			// Down the column just inside the quotes' far side, clear of
+			// their words.
+			for _, word := range []bboxWord{quote, note} {
+				top, bottom := fillRunAround(w, h, px, dpi, right-2, ground, word)
+				if tc.pad == 0 {
+					if bottom > top {
+						t.Errorf("%s: the ground drawn from %.2f to %.2f", word.Text, top, bottom)
+					}
+					continue
+				}
+				line := tc.tokens.FontSize * tc.tokens.LineHeight
+				if top > word.Y0-tc.pad || bottom < word.Y1+tc.pad {
+					t.Errorf("%s (%.2f-%.2f): the ground runs from %.2f to %.2f, want %.2f above and below", word.Text, word.Y0, word.Y1, top, bottom, tc.pad)
+				}
+				// The alert's ground holds its title and body.
+				want := line + 2*tc.pad
+				if word.Text == "Note" {
+					want = 2*line + filled.ParagraphSpacing*0.4 + 2*tc.pad
+				}
+				if got := bottom - top; math.Abs(got-want) > 1.5 {
+					t.Errorf("%s: the ground is %.2f high, want %.2f", word.Text, got, want)
+				}
+			}
+			// The padding is space the text makes room for.
+			gap := tail.Y0 - lead.Y0
+			if tc.pad == 0 {
+				plainGap = gap
+			} else if plainGap > 0 && math.Abs(gap-plainGap-4*tc.pad) > 1 {
+				t.Errorf("the tail paragraph is %.2f below the lead, want %.2f (%.2f and four paddings)", gap, plainGap+4*tc.pad, plainGap)
+			}
+		})
+	}
+}
+
+// fillRunAround returns the run of c's pixels down the column at x that
+// holds word's middle, 0, 0 when there is none.
+func fillRunAround(w, h int, px []byte, dpi int, x float64, c colour, word bboxWord) (top, bottom float64) {
+	s := float64(dpi) / 72
+	col, mid := int(x*s), int((word.Y0+word.Y1)/2*s)
+	if col < 0 || col >= w || mid < 0 || mid >= h {
+		return 0, 0
+	}
+	is := func(y int) bool {
+		i := 3 * (y*w + col)
+		return within(px[i], c.r, c.tol) && within(px[i+1], c.g, c.tol) && within(px[i+2], c.b, c.tol)
+	}
+	if !is(mid) {
+		return 0, 0
+	}
+	y0, y1 := mid, mid
+	for y0 > 0 && is(y0-1) {
+		y0--
+	}
+	for y1 < h-1 && is(y1+1) {
+		y1++
+	}
+	return float64(y0) / s, float64(y1+1) / s
+}
