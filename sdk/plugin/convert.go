@@ -72,7 +72,7 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		HeadingRule: t.HeadingRule, CodePalette: paletteToPB(t.CodePalette),
 		AlertColors: alertsToPB(t.AlertColors),
 		CodeIndent:  t.CodeIndent, CodeRule: t.CodeRule, QuoteIndent: t.QuoteIndent, QuoteItalic: t.QuoteItalic,
-		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding,
+		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding, TableStripe: t.TableStripe,
 	}
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
@@ -121,7 +121,7 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		CodePalette: paletteFromPB(t.GetCodePalette()),
 		AlertColors: alertsFromPB(t.GetAlertColors()),
 		CodeIndent:  t.GetCodeIndent(), CodeRule: t.GetCodeRule(), QuoteIndent: t.GetQuoteIndent(), QuoteItalic: t.GetQuoteItalic(),
-		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(),
+		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(), TableStripe: t.GetTableStripe(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())

@@ -76,6 +76,9 @@ type Tokens struct {
 	// QuotePadding is the space inside a block quote and an alert above
 	// their first line and below their last. Zero: none.
 	QuotePadding float64
+	// TableStripe is the ground of every second body row of a table, the
+	// second, fourth and so on. Empty: none.
+	TableStripe string
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
