@@ -52,6 +52,9 @@ type design struct {
 	// and QuotePadding the space inside them above and below.
 	QuoteFill    string  `json:"quoteFill"`
 	QuotePadding float64 `json:"quotePadding"`
+	// TableStripe is the ground of every second body row of a table
+	// (empty: none).
+	TableStripe string `json:"tableStripe"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -150,6 +153,7 @@ var modernDesign = design{
 	// above and below.
 	QuoteFill:    "#f1f5f9",
 	QuotePadding: 3.68,
+	TableStripe:  "#f8fafc",
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -251,8 +255,10 @@ func (d design) validate() error {
 			return fmt.Errorf("alertColors.%s must be a lower-case #rrggbb colour, got %q", c.key, c.v)
 		}
 	}
-	if d.QuoteFill != "" && !hexColor.MatchString(d.QuoteFill) {
-		return fmt.Errorf("quoteFill must be empty or a lower-case #rrggbb colour, got %q", d.QuoteFill)
+	for _, c := range []struct{ key, v string }{{"quoteFill", d.QuoteFill}, {"tableStripe", d.TableStripe}} {
+		if c.v != "" && !hexColor.MatchString(c.v) {
+			return fmt.Errorf("%s must be empty or a lower-case #rrggbb colour, got %q", c.key, c.v)
+		}
 	}
 	p := stage.CodePalette(d.CodePalette)
 	for _, class := range highlight.Classes {
@@ -314,6 +320,7 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		QuoteFill:   d.QuoteFill,
 		// The padding is the space's, as modern.css's em of the text.
 		QuotePadding: round2(d.QuotePadding * typ),
+		TableStripe:  d.TableStripe,
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

@@ -47,7 +47,8 @@
 //	 "alertColors": {"note": "#0969da", "tip": "#1a7f37", "important": "#8250df",
 //	   "warning": "#9a6700", "caution": "#d1242f"},
 //	 "codeIndent": 14.66, "codeRule": 0.75, "codePadding": [1.96, 7.82, 0],
-//	 "quoteIndent": 17.25, "quoteItalic": true, "quoteFill": "#f6f6f6", "quotePadding": 4}
+//	 "quoteIndent": 17.25, "quoteItalic": true, "quoteFill": "#f6f6f6", "quotePadding": 4,
+//	 "tableStripe": "#fafafa"}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -64,7 +65,9 @@
 // quotes and alerts in from the text on both sides, and quoteItalic sets
 // quotes (not alerts) in italics; quoteFill is the ground of quotes and
 // alerts ("" for none) and quotePadding the space inside a quote above its
-// first line and below its last. render-fpdf draws them from the tokens.
+// first line and below its last; tableStripe is the ground of a table's
+// second, fourth (and so on) body row ("" for none). render-fpdf draws them
+// from the tokens.
 //
 // alertColors colour the bar and title of each kind of GitHub alert
 // (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps

@@ -87,6 +87,7 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"quote-style", quoteStyle(t.QuoteItalic)},
 		{"quote-bg", fill(t.QuoteFill)},
 		{"quote-pad", pt(t.QuotePadding)},
+		{"table-stripe", fill(t.TableStripe)},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(b, "  --md-%s: %s;\n", v[0], v[1])
