@@ -22,6 +22,9 @@ type cell struct {
 type tableRow struct {
 	cells  []cell
 	header bool
+	// stripe: the row is an even one of the body, which the theme's
+	// stripe shades as the CSS's tbody tr:nth-child(even).
+	stripe bool
 }
 
 // table lays out a GFM table: column widths from content, cells wrapped,
@@ -55,6 +58,9 @@ func (e *engine) table(n *stage.Node) {
 	var head []tableRow
 	for len(rows) > 0 && rows[0].header {
 		head, rows = append(head, rows[0]), rows[1:]
+	}
+	for i := 1; i < len(rows); i += 2 {
+		rows[i].stripe = e.th.striped
 	}
 	headH := 0.0
 	for _, r := range head {
@@ -306,8 +312,11 @@ func (e *engine) rowChunk(r tableRow, next []int, widths []float64, room float64
 	if e.rtl {
 		left = e.x1 - sum(widths)
 	}
-	if r.header {
+	switch {
+	case r.header:
 		e.add(Item{Kind: Fill, X: left, Y: top, W: sum(widths), H: h, Color: e.th.tableHeaderFill})
+	case r.stripe:
+		e.add(Item{Kind: Fill, X: left, Y: top, W: sum(widths), H: h, Color: e.th.stripe})
 	}
 	x := left
 	if e.rtl {

@@ -46,6 +46,10 @@ type theme struct {
 	quoteFill   RGB
 	quoteFilled bool
 	quotePad    float64
+	// stripe is the ground of every second body row of a table, when
+	// striped.
+	stripe  RGB
+	striped bool
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -113,6 +117,7 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.quoteItalic = t.QuoteItalic
 	th.quoteFill, th.quoteFilled = parseColor(t.QuoteFill)
 	th.quotePad = positive(t.QuotePadding, 0, 144)
+	th.stripe, th.striped = parseColor(t.TableStripe)
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

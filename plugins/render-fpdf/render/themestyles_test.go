@@ -108,3 +108,49 @@ func fillRunAround(w, h int, px []byte, dpi int, x float64, c colour, word bboxW
 	}
 	return float64(y0) / s, float64(y1+1) / s
 }
+
+// TestTableStripeFromTokens shades every second body row of a table as
+// modern.css's tbody tr:nth-child(even) does on Chromium, from the tokens'
+// TableStripe: the second and fourth body rows, not the header or the
+// others. Without it (an older styler, basic) no row is. modern's tables
+// printed unstriped.
+func TestTableStripeFromTokens(t *testing.T) {
+	needTool(t, "pdftotext")
+	needTool(t, "pdftoppm")
+	r := newRenderer(t, `{}`)
+	d := markdownDoc(t, "| Name | Value |\n|---|---|\n| rowone | 1 |\n| rowtwo | 2 |\n| rowthree | 3 |\n| rowfour | 4 |\n| rowfive | 5 |\n")
+	striped := modernTokens
+	striped.TableStripe = "#f8fafc"
+	const dpi = 144
+	stripe := colour{0xf8, 0xfa, 0xfc, 2}
+	for _, tc := range []struct {
+		name   string
+		tokens stage.Tokens
+		shaded map[string]bool
+	}{
+		{"none sent", modernTokens, map[string]bool{}},
+		{"modern", striped, map[string]bool{"rowtwo": true, "rowfour": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: d, tokens: tc.tokens, numbering: stage.NumberingNone})
+			words := map[string]bboxWord{}
+			for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
+				words[w.Text] = w
+			}
+			w, h, px := rasterRGB(t, resp.PDF, dpi)
+			for _, name := range []string{"Name", "rowone", "rowtwo", "rowthree", "rowfour", "rowfive"} {
+				word := words[name]
+				if word.Text == "" {
+					t.Fatalf("no %q among the words read back: %v", name, words)
+				}
+				// Beside the word and above it, inside its cell.
+				area := (word.X1 - word.X0) * 3
+				n := countNear(w, h, px, dpi, word.X0, word.Y0-2, word.X1, word.Y0, stripe) +
+					countNear(w, h, px, dpi, word.X1+0.5, word.Y0, word.X1+2, word.Y1, stripe)
+				if shaded := float64(n) > area; shaded != tc.shaded[name] {
+					t.Errorf("%s: %d stripe pixels about it: shaded %v, want %v", name, n, shaded, tc.shaded[name])
+				}
+			}
+		})
+	}
+}
