@@ -11,8 +11,8 @@ import (
 
 // TestTokensCrossWhole sends tokens through their wire form and back: the
 // alerts' colours and the block styles (code blocks' indent, rule and
-// padding, quotes' indent, italics, fill and padding, tables' stripes)
-// reach a renderer, and tokens without them (an older styler's) arrive
+// padding, quotes' indent, italics, fill and padding, tables' stripes,
+// links' underline) reach a renderer, and tokens without them (an older styler's) arrive
 // without them, for the renderer to draw its defaults.
 func TestTokensCrossWhole(t *testing.T) {
 	for _, tc := range []stage.Tokens{
@@ -20,7 +20,7 @@ func TestTokensCrossWhole(t *testing.T) {
 		{Theme: "modern", AlertColors: stage.AlertColors{Warning: "#ff0000"}, CodePalette: stage.CodePalette{Keyword: "#00ff00"}},
 		{Theme: "basic-blocks", CodeIndent: 14.66, CodeRule: 0.75, CodePadding: [3]float64{1.96, 7.82, 0}, QuoteIndent: 17.25, QuoteItalic: true},
 		{Theme: "padded", CodePadding: [3]float64{0, 0, 3}},
-		{Theme: "modern-quotes", QuoteFill: "#f1f5f9", QuotePadding: 3.68, TableStripe: "#f8fafc"},
+		{Theme: "modern-quotes", QuoteFill: "#f1f5f9", QuotePadding: 3.68, TableStripe: "#f8fafc", LinkPlain: true},
 		{Theme: "old"},
 	} {
 		raw, err := proto.Marshal(tokensToPB(tc))

@@ -79,6 +79,9 @@ type Tokens struct {
 	// TableStripe is the ground of every second body row of a table, the
 	// second, fourth and so on. Empty: none.
 	TableStripe string
+	// LinkPlain draws links in LinkColor without an underline. False:
+	// underlined.
+	LinkPlain bool
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

@@ -497,7 +497,10 @@ type Tokens struct {
 	QuotePadding float64 `protobuf:"fixed64,29,opt,name=quote_padding,json=quotePadding,proto3" json:"quote_padding,omitempty"`
 	// table_stripe: the ground (#rrggbb) of every second body row of a
 	// table, the second, fourth and so on; empty: none.
-	TableStripe   string `protobuf:"bytes,30,opt,name=table_stripe,json=tableStripe,proto3" json:"table_stripe,omitempty"`
+	TableStripe string `protobuf:"bytes,30,opt,name=table_stripe,json=tableStripe,proto3" json:"table_stripe,omitempty"`
+	// link_plain: links are not underlined, only coloured; false (a styler
+	// older than it): underlined.
+	LinkPlain     bool `protobuf:"varint,31,opt,name=link_plain,json=linkPlain,proto3" json:"link_plain,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -742,6 +745,13 @@ func (x *Tokens) GetTableStripe() string {
 	return ""
 }
 
+func (x *Tokens) GetLinkPlain() bool {
+	if x != nil {
+		return x.LinkPlain
+	}
+	return false
+}
+
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
 // one is GitHub's for that kind.
 type AlertColors struct {
@@ -973,7 +983,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xa5\b\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xc4\b\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -1013,7 +1023,9 @@ const file_common_proto_rawDesc = "" +
 	"\n" +
 	"quote_fill\x18\x1c \x01(\tR\tquoteFill\x12#\n" +
 	"\rquote_padding\x18\x1d \x01(\x01R\fquotePadding\x12!\n" +
-	"\ftable_stripe\x18\x1e \x01(\tR\vtableStripe\"\x85\x01\n" +
+	"\ftable_stripe\x18\x1e \x01(\tR\vtableStripe\x12\x1d\n" +
+	"\n" +
+	"link_plain\x18\x1f \x01(\bR\tlinkPlain\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
