@@ -55,6 +55,8 @@ type design struct {
 	// TableStripe is the ground of every second body row of a table
 	// (empty: none).
 	TableStripe string `json:"tableStripe"`
+	// LinkPlain prints links in linkColor without an underline.
+	LinkPlain bool `json:"linkPlain"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -154,6 +156,7 @@ var modernDesign = design{
 	QuoteFill:    "#f1f5f9",
 	QuotePadding: 3.68,
 	TableStripe:  "#f8fafc",
+	LinkPlain:    true,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -321,6 +324,7 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		// The padding is the space's, as modern.css's em of the text.
 		QuotePadding: round2(d.QuotePadding * typ),
 		TableStripe:  d.TableStripe,
+		LinkPlain:    d.LinkPlain,
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

@@ -88,6 +88,7 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"quote-bg", fill(t.QuoteFill)},
 		{"quote-pad", pt(t.QuotePadding)},
 		{"table-stripe", fill(t.TableStripe)},
+		{"link-decoration", linkDecoration(t.LinkPlain)},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(b, "  --md-%s: %s;\n", v[0], v[1])
@@ -101,6 +102,13 @@ func fill(c string) string {
 		return "transparent"
 	}
 	return c
+}
+
+func linkDecoration(plain bool) string {
+	if plain {
+		return "none"
+	}
+	return "underline"
 }
 
 func quoteStyle(italic bool) string {

@@ -335,7 +335,7 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"code-pad-start": pt(tk.CodePadding[1]), "code-pad-end": pt(tk.CodePadding[2]),
 					"quote-indent": pt(tk.QuoteIndent), "quote-style": quoteStyle(tk.QuoteItalic),
 					"quote-bg": fill(tk.QuoteFill), "quote-pad": pt(tk.QuotePadding),
-					"table-stripe": fill(tk.TableStripe),
+					"table-stripe": fill(tk.TableStripe), "link-decoration": linkDecoration(tk.LinkPlain),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)
