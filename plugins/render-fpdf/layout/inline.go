@@ -105,7 +105,9 @@ func (e *engine) linkStyle(st *style, href string) *style {
 	return st.with(func(s *style) {
 		s.link = strings.TrimSpace(href)
 		s.color = e.th.link
-		s.underline = true
+		// A plain link keeps an underline it is inside (<u><a>), as a
+		// decoration reaches every box in the element.
+		s.underline = s.underline || !e.th.linkPlain
 	})
 }
 

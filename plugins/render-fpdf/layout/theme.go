@@ -50,6 +50,8 @@ type theme struct {
 	// striped.
 	stripe  RGB
 	striped bool
+	// linkPlain draws links without an underline.
+	linkPlain bool
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -118,6 +120,7 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.quoteFill, th.quoteFilled = parseColor(t.QuoteFill)
 	th.quotePad = positive(t.QuotePadding, 0, 144)
 	th.stripe, th.striped = parseColor(t.TableStripe)
+	th.linkPlain = t.LinkPlain
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

@@ -154,3 +154,54 @@ func TestTableStripeFromTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkPlainFromTokens draws links without an underline when the
+// tokens' LinkPlain says so, as modern.css's a { text-decoration: none }
+// prints them on Chromium, and underlined without it (an older styler,
+// basic). modern's links printed underlined.
+func TestLinkPlainFromTokens(t *testing.T) {
+	needTool(t, "pdftotext")
+	needTool(t, "pdftoppm")
+	r := newRenderer(t, `{}`)
+	// No descenders in the words: under their baseline is only the
+	// underline.
+	d := markdownDoc(t, "Some [linkword](https://example.com/) and <u>under <a href=\"https://example.com/\">linked</a></u> here.\n")
+	plain := modernTokens
+	plain.LinkPlain = true
+	const dpi = 144
+	white := colour{0xff, 0xff, 0xff, 40}
+	for _, tc := range []struct {
+		name   string
+		tokens stage.Tokens
+		// underlined says which words are.
+		underlined map[string]bool
+	}{
+		{"none sent", modernTokens, map[string]bool{"linkword": true, "linked": true}},
+		// An underline the link is inside stays.
+		{"modern", plain, map[string]bool{"linked": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: d, tokens: tc.tokens, numbering: stage.NumberingNone})
+			words := map[string]bboxWord{}
+			for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
+				words[w.Text] = w
+			}
+			w, h, px := rasterRGB(t, resp.PDF, dpi)
+			for _, name := range []string{"linkword", "linked"} {
+				word := words[name]
+				if word.Text == "" {
+					t.Fatalf("no %q among the words read back: %v", name, words)
+				}
+				// Between the baseline and the bottom of the word's box.
+				s := float64(dpi) / 72
+				y0, y1 := word.Y1-0.24*tc.tokens.FontSize+0.5, word.Y1+1
+				all := (int(word.X1*s) - int(word.X0*s)) * (int(y1*s) - int(y0*s))
+				n := all - countNear(w, h, px, dpi, word.X0, y0, word.X1, y1, white)
+				// An underline is a line of ink as long as the word.
+				if underlined := float64(n) > (word.X1-word.X0)*s*0.8; underlined != tc.underlined[name] {
+					t.Errorf("%s: %d pixels of ink under it: underlined %v, want %v", name, n, underlined, tc.underlined[name])
+				}
+			}
+		})
+	}
+}
