@@ -221,18 +221,23 @@ func (e *engine) retireLocked(g *generation) {
 	}
 }
 
-// kill stops g's browser for good, and reports whether it still ran. A
-// browser that had died of itself is not marked as stopped by us: the
-// watcher counts it as a crash, also when a render that found it dead
-// retired it and the last render's end killed it before the watcher ran.
+// kill stops g's browser for good, and reports whether this call killed
+// it running. A browser that had died of itself is not marked as stopped
+// by us: the watcher counts it as a crash, also when a render that found
+// it dead retired it and the last render's end killed it before the
+// watcher ran. Only the first call looks: checks that find a hung browser
+// at once (health, the hang checks of renders that timed out) all kill
+// it, and each counted a crash of its own when each looked before the
+// first had killed.
 func (e *engine) kill(g *generation) bool {
 	<-g.ready
-	running := g.proc != nil && !g.proc.exited()
-	if running {
-		g.stopping.Store(true)
-	}
+	running := false
 	g.killed.Do(func() {
 		if g.proc != nil {
+			running = !g.proc.exited()
+			if running {
+				g.stopping.Store(true)
+			}
 			g.proc.kill()
 		}
 		e.forget(g)

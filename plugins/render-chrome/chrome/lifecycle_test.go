@@ -557,3 +557,32 @@ func TestGoneAfterRetriesIsUnavailable(t *testing.T) {
 		t.Fatalf("%v (code %v), want unavailable", err, code)
 	}
 }
+
+// TestHungBrowserCountedOnce: a hung browser is found out by every check
+// that waits on it at once, the health checks and the hang checks of the
+// renders that timed out there; it is one crash, however many found it.
+func TestHungBrowserCountedOnce(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1}`)
+	old := currentProc(t, r)
+	if err := syscall.Kill(-old.pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	const checks = 8
+	errs := make(chan error, checks)
+	for range checks {
+		go func() { errs <- r.Health(context.Background()) }()
+	}
+	for range checks {
+		if err := <-errs; stage.CodeOf(err) != stage.CodeUnavailable {
+			t.Fatalf("Health of a hung browser = %v, want unavailable", err)
+		}
+	}
+	groupGone(t, old.pgid)
+	if err := r.Health(context.Background()); err != nil {
+		t.Fatalf("Health after the restart: %v", err)
+	}
+	if s := r.Stats(); s.Crashes != 1 {
+		t.Fatalf("stats %+v, want 1 crash", s)
+	}
+}
