@@ -88,6 +88,9 @@ type generation struct {
 	// overMemory is set before the watchdog kills the browser, so that
 	// the renders it fails say why.
 	overMemory atomic.Bool
+	// asking is the hang check waiting on the browser, if any, under
+	// engine.mu.
+	asking *hangAnswer
 }
 
 func (g *generation) isRetired() bool {
@@ -313,15 +316,41 @@ func (e *engine) retireIfBig(g *generation) bool {
 	return true
 }
 
-// checkHung kills g's browser when it does not answer in time, so that a
-// wedged browser costs one timeout and not every later render.
-func (e *engine) checkHung(g *generation) {
-	ctx, cancel := context.WithTimeout(g.proc.ctx, hangCheck)
-	defer cancel()
-	if _, err := g.proc.version(ctx); err != nil && e.kill(g) {
-		e.log.Warn("browser does not answer; killing it", "err", err)
-		e.stats.crashes.Add(1)
+// hangAnswer is the outcome of asking a browser whether it answers: done
+// closes when it has, or has been killed for not answering.
+type hangAnswer struct {
+	done chan struct{}
+	err  error
+}
+
+// checkHung asks g's browser to answer, and kills it when it does not
+// within hangCheck, so that a wedged browser costs one timeout and not
+// every later render. Checks that come while one waits share its
+// question: each health check and each render that timed out left one of
+// its own waiting on a slow browser, as many as came in those seconds.
+func (e *engine) checkHung(g *generation) *hangAnswer {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if a := g.asking; a != nil {
+		return a
 	}
+	a := &hangAnswer{done: make(chan struct{})}
+	g.asking = a
+	go func() {
+		ctx, cancel := context.WithTimeout(g.proc.ctx, hangCheck)
+		defer cancel()
+		_, err := g.proc.version(ctx)
+		if err != nil && e.kill(g) {
+			e.log.Warn("browser does not answer; killing it", "err", err)
+			e.stats.crashes.Add(1)
+		}
+		e.mu.Lock()
+		g.asking = nil
+		e.mu.Unlock()
+		a.err = err
+		close(a.done)
+	}()
+	return a
 }
 
 // close kills every browser.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -585,4 +586,38 @@ func TestHungBrowserCountedOnce(t *testing.T) {
 	if s := r.Stats(); s.Crashes != 1 {
 		t.Fatalf("stats %+v, want 1 crash", s)
 	}
+}
+
+// TestHealthChecksDoNotPileUp: a health check answered at its caller's
+// deadline leaves the browser its hangCheck to answer. Each check left a
+// question of its own waiting on a slow browser, as many as checks came
+// in those seconds; they share one now. Not parallel: other tests' checks
+// would be counted.
+func TestHealthChecksDoNotPileUp(t *testing.T) {
+	r := newRenderer(t, `{"tabs":1}`)
+	old := currentProc(t, r)
+	before := waitingOnVersion() // what earlier tests left, if anything
+	if err := syscall.Kill(-old.pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-old.pgid, syscall.SIGCONT) }()
+	for range 10 {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		err := r.Health(ctx)
+		cancel()
+		if stage.CodeOf(err) != stage.CodeUnavailable {
+			t.Fatalf("Health past its deadline = %v, want unavailable", err)
+		}
+	}
+	if n := waitingOnVersion() - before; n > 1 {
+		t.Fatalf("%d questions wait on the browser, want 1", n)
+	}
+}
+
+// waitingOnVersion counts the goroutines of this test binary asking a
+// browser for its version.
+func waitingOnVersion() int {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "chrome.(*process).version(")
 }
