@@ -199,12 +199,18 @@ func (e *engine) killForMemory(g *generation, rss, limit int64) {
 	// Under the lock the blame was set under too: a render that sees
 	// overMemory also sees whether it is the culprit.
 	g.overMemory.Store(true)
+	// A browser retired already is going: by the browser bound's check,
+	// which counted the restart, or dead, or closed with the engine. This
+	// kill only hastens it.
+	counted := g.isRetired()
 	e.retireLocked(g)
 	printing := len(g.jobs)
 	e.mu.Unlock()
 	e.log.Warn("browser over its memory bound while rendering; killing it", "rssMB", rss>>20, "limitMB", limit>>20,
 		"printing", printing)
-	e.stats.restarts.Add(1)
+	if !counted {
+		e.stats.restarts.Add(1)
+	}
 	e.kill(g)
 }
 

@@ -511,3 +511,31 @@ func TestMemoryWatchdogForgetsOldStop(t *testing.T) {
 		t.Fatalf("stats %+v, want 2 renders stopped, no restart, none retried, 1 launch", s)
 	}
 }
+
+// TestMemoryWatchdogCountsRetiredOnce: a browser past both bounds is
+// retired by the check after the stopped render (the browser bound), its
+// neighbours printing on; killed by the watchdog when the grace ends, it
+// is the same restart, counted once.
+func TestMemoryWatchdogCountsRetiredOnce(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1,"maxRenderMemoryMB":100000}`)
+	e := r.engine()
+	p := currentProc(t, r)
+	e.mu.Lock()
+	g := e.cur
+	g.active++ // a neighbour holds a tab, so that the retired browser lives on
+	g.jobs[&printJob{start: time.Now(), tab: &tab{}}] = struct{}{}
+	e.mu.Unlock()
+	if !e.retireIfBig(g) {
+		t.Fatal("a browser over 1 MB was not retired")
+	}
+	// Not counted as printing, so that the watchdog's own loop leaves the
+	// browser to this test.
+	e.renderMemLimit.Store(1 << 20)
+	g.stoppedAt, g.stoppedRSS, g.stopHeld = time.Now().Add(-stopGrace), 1<<40, true
+	e.checkRenderMemory(g)
+	groupGone(t, p.pgid)
+	if s := r.Stats(); s.MemoryRestarts != 1 {
+		t.Fatalf("stats %+v, want 1 memory restart", s)
+	}
+}
