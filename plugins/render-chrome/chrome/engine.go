@@ -88,6 +88,9 @@ type generation struct {
 	// overMemory is set before the watchdog kills the browser, so that
 	// the renders it fails say why.
 	overMemory atomic.Bool
+	// asking is the hang check waiting on the browser, if any, under
+	// engine.mu.
+	asking *hangAnswer
 }
 
 func (g *generation) isRetired() bool {
@@ -221,18 +224,23 @@ func (e *engine) retireLocked(g *generation) {
 	}
 }
 
-// kill stops g's browser for good, and reports whether it still ran. A
-// browser that had died of itself is not marked as stopped by us: the
-// watcher counts it as a crash, also when a render that found it dead
-// retired it and the last render's end killed it before the watcher ran.
+// kill stops g's browser for good, and reports whether this call killed
+// it running. A browser that had died of itself is not marked as stopped
+// by us: the watcher counts it as a crash, also when a render that found
+// it dead retired it and the last render's end killed it before the
+// watcher ran. Only the first call looks: checks that find a hung browser
+// at once (health, the hang checks of renders that timed out) all kill
+// it, and each counted a crash of its own when each looked before the
+// first had killed.
 func (e *engine) kill(g *generation) bool {
 	<-g.ready
-	running := g.proc != nil && !g.proc.exited()
-	if running {
-		g.stopping.Store(true)
-	}
+	running := false
 	g.killed.Do(func() {
 		if g.proc != nil {
+			running = !g.proc.exited()
+			if running {
+				g.stopping.Store(true)
+			}
 			g.proc.kill()
 		}
 		e.forget(g)
@@ -308,15 +316,41 @@ func (e *engine) retireIfBig(g *generation) bool {
 	return true
 }
 
-// checkHung kills g's browser when it does not answer in time, so that a
-// wedged browser costs one timeout and not every later render.
-func (e *engine) checkHung(g *generation) {
-	ctx, cancel := context.WithTimeout(g.proc.ctx, hangCheck)
-	defer cancel()
-	if _, err := g.proc.version(ctx); err != nil && e.kill(g) {
-		e.log.Warn("browser does not answer; killing it", "err", err)
-		e.stats.crashes.Add(1)
+// hangAnswer is the outcome of asking a browser whether it answers: done
+// closes when it has, or has been killed for not answering.
+type hangAnswer struct {
+	done chan struct{}
+	err  error
+}
+
+// checkHung asks g's browser to answer, and kills it when it does not
+// within hangCheck, so that a wedged browser costs one timeout and not
+// every later render. Checks that come while one waits share its
+// question: each health check and each render that timed out left one of
+// its own waiting on a slow browser, as many as came in those seconds.
+func (e *engine) checkHung(g *generation) *hangAnswer {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if a := g.asking; a != nil {
+		return a
 	}
+	a := &hangAnswer{done: make(chan struct{})}
+	g.asking = a
+	go func() {
+		ctx, cancel := context.WithTimeout(g.proc.ctx, hangCheck)
+		defer cancel()
+		_, err := g.proc.version(ctx)
+		if err != nil && e.kill(g) {
+			e.log.Warn("browser does not answer; killing it", "err", err)
+			e.stats.crashes.Add(1)
+		}
+		e.mu.Lock()
+		g.asking = nil
+		e.mu.Unlock()
+		a.err = err
+		close(a.done)
+	}()
+	return a
 }
 
 // close kills every browser.

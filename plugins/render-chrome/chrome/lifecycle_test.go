@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -556,4 +557,67 @@ func TestGoneAfterRetriesIsUnavailable(t *testing.T) {
 	if code := stage.CodeOf(err); code != stage.CodeUnavailable {
 		t.Fatalf("%v (code %v), want unavailable", err, code)
 	}
+}
+
+// TestHungBrowserCountedOnce: a hung browser is found out by every check
+// that waits on it at once, the health checks and the hang checks of the
+// renders that timed out there; it is one crash, however many found it.
+func TestHungBrowserCountedOnce(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1}`)
+	old := currentProc(t, r)
+	if err := syscall.Kill(-old.pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	const checks = 8
+	errs := make(chan error, checks)
+	for range checks {
+		go func() { errs <- r.Health(context.Background()) }()
+	}
+	for range checks {
+		if err := <-errs; stage.CodeOf(err) != stage.CodeUnavailable {
+			t.Fatalf("Health of a hung browser = %v, want unavailable", err)
+		}
+	}
+	groupGone(t, old.pgid)
+	if err := r.Health(context.Background()); err != nil {
+		t.Fatalf("Health after the restart: %v", err)
+	}
+	if s := r.Stats(); s.Crashes != 1 {
+		t.Fatalf("stats %+v, want 1 crash", s)
+	}
+}
+
+// TestHealthChecksDoNotPileUp: a health check answered at its caller's
+// deadline leaves the browser its hangCheck to answer. Each check left a
+// question of its own waiting on a slow browser, as many as checks came
+// in those seconds; they share one now. Not parallel: other tests' checks
+// would be counted.
+func TestHealthChecksDoNotPileUp(t *testing.T) {
+	r := newRenderer(t, `{"tabs":1}`)
+	old := currentProc(t, r)
+	before := waitingOnVersion() // what earlier tests left, if anything
+	if err := syscall.Kill(-old.pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-old.pgid, syscall.SIGCONT) }()
+	for range 10 {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		err := r.Health(ctx)
+		cancel()
+		if stage.CodeOf(err) != stage.CodeUnavailable {
+			t.Fatalf("Health past its deadline = %v, want unavailable", err)
+		}
+	}
+	if n := waitingOnVersion() - before; n > 1 {
+		t.Fatalf("%d questions wait on the browser, want 1", n)
+	}
+}
+
+// waitingOnVersion counts the goroutines of this test binary asking a
+// browser for its version.
+func waitingOnVersion() int {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "chrome.(*process).version(")
 }

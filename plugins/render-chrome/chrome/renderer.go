@@ -170,29 +170,15 @@ func (r *Renderer) Health(ctx context.Context) error {
 	// The browser is given hangCheck to answer whatever the caller's
 	// deadline: the host's checks allow 2 s, and a browser busy printing
 	// on a loaded machine that answered in 2.5 s was killed with every
-	// render on it.
-	answer := make(chan error, 1)
-	go func() {
-		vctx, vcancel := context.WithTimeout(g.proc.ctx, hangCheck)
-		defer vcancel()
-		_, err := g.proc.version(vctx)
-		answer <- err
-	}()
-	hung := func(err error) {
-		if err != nil && e.kill(g) { // the next call starts a new one
-			e.log.Warn("browser does not answer; killing it", "err", err)
-			e.stats.crashes.Add(1)
-		}
-	}
+	// render on it. Killed, the next call starts a new one.
+	a := e.checkHung(g)
 	select {
-	case err := <-answer:
-		hung(err)
-		if err != nil {
-			return stage.Wrap(stage.CodeUnavailable, err, "render-chrome: browser does not answer")
+	case <-a.done:
+		if a.err != nil {
+			return stage.Wrap(stage.CodeUnavailable, a.err, "render-chrome: browser does not answer")
 		}
 		return nil
 	case <-ctx.Done():
-		go func() { hung(<-answer) }()
 		return stage.Wrap(stage.CodeUnavailable, ctx.Err(), "render-chrome: the browser has not answered yet")
 	}
 }
@@ -297,7 +283,9 @@ func (r *Renderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage
 		}
 		if err != nil {
 			if ctx.Err() != nil && g.proc.alive() {
-				go e.checkHung(g)
+				// The time may have gone to a wedged browser; the client
+				// is not kept waiting for the answer.
+				e.checkHung(g)
 			}
 			return nil, r.failure(ctx, g, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -36,14 +37,30 @@ const stopGrace = 3 * time.Second
 func (e *engine) watchMemory() {
 	tick := time.NewTicker(memWatchEvery)
 	defer tick.Stop()
+	// held are the browsers where a stopped render's memory is awaited.
+	// They are watched until it is back under the bound or the grace
+	// ends, also when nothing prints there any more: a render stopped
+	// alone leaves none printing, and its browser went unwatched with the
+	// memory still over the bound, and kept the stop to hold against a
+	// render that passed the bound minutes later.
+	held := map[*generation]bool{}
 	for {
 		select {
 		case <-e.root.Done():
 			return
 		case <-tick.C:
 		}
-		for _, g := range e.rendering() {
-			e.checkRenderMemory(g)
+		gens := e.rendering()
+		for g := range held {
+			if !slices.Contains(gens, g) {
+				gens = append(gens, g)
+			}
+		}
+		clear(held)
+		for _, g := range gens {
+			if e.checkRenderMemory(g) {
+				held[g] = true
+			}
 		}
 	}
 }
@@ -65,49 +82,53 @@ func (e *engine) rendering() []*generation {
 // checkRenderMemory stops the render blamed for a browser past the render
 // bound, which leaves the browser and the other renders there alone. When
 // that does not bring it back under the bound, it kills the browser: that
-// frees the memory at once, whatever holds it.
-func (e *engine) checkRenderMemory(g *generation) {
+// frees the memory at once, whatever holds it. It reports whether a
+// stopped render's memory is still awaited on g.
+func (e *engine) checkRenderMemory(g *generation) bool {
+	// Only this goroutine reads and writes the stop's fields.
 	limit := e.renderMemLimit.Load()
 	if limit <= 0 || !g.proc.alive() || g.overMemory.Load() {
-		return
+		g.stopHeld = false
+		return false
 	}
 	rss, err := g.proc.rss()
 	if err != nil {
-		return
+		return g.stopHeld
 	}
-	// Only this goroutine reads and writes the stop's fields.
 	if rss <= limit {
 		g.stopHeld = false
-		return
+		return false
 	}
 	if !g.stopHeld {
 		if e.stopCulprit(g, rss, limit) {
 			g.stoppedAt, g.stoppedRSS, g.stopHeld = time.Now(), rss, true
-			return
+			return true
 		}
 		e.killForMemory(g, rss, limit)
-		return
+		return false
 	}
 	if time.Since(g.stoppedAt) >= stopGrace {
 		// Stopping the render did not bring the browser back under the
 		// bound: what holds the memory is no render growing it, and
 		// blaming another would fail a document that did nothing.
 		e.killForMemory(g, rss, limit)
-		return
+		return false
 	}
 	// A render stopped lately: its compositor may have been too small
 	// to kill then, and decodes on without a tab.
 	if pid, mem, _ := biggestCompositor(g.proc.pgid); pid > 0 && mem >= limit/4 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		e.log.Warn("killed the print compositor of a stopped render", "rssMB", rss>>20, "limitMB", limit>>20, "compositorMB", mem>>20)
-		return
+		return true
 	}
 	// The stopped render's memory is on its way back, which a loaded
 	// machine takes a while over: the browser goes only for what grows
 	// it beside that render meanwhile.
 	if rss > g.stoppedRSS+limit/4 && e.othersPrinting(g) {
 		e.killForMemory(g, rss, limit)
+		return false
 	}
+	return true
 }
 
 // othersPrinting reports whether a render the watchdog did not blame
@@ -178,12 +199,18 @@ func (e *engine) killForMemory(g *generation, rss, limit int64) {
 	// Under the lock the blame was set under too: a render that sees
 	// overMemory also sees whether it is the culprit.
 	g.overMemory.Store(true)
+	// A browser retired already is going: by the browser bound's check,
+	// which counted the restart, or dead, or closed with the engine. This
+	// kill only hastens it.
+	counted := g.isRetired()
 	e.retireLocked(g)
 	printing := len(g.jobs)
 	e.mu.Unlock()
 	e.log.Warn("browser over its memory bound while rendering; killing it", "rssMB", rss>>20, "limitMB", limit>>20,
 		"printing", printing)
-	e.stats.restarts.Add(1)
+	if !counted {
+		e.stats.restarts.Add(1)
+	}
 	e.kill(g)
 }
 

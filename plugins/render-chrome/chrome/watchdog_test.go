@@ -446,3 +446,96 @@ func TestMemoryWatchdogWaitsForStoppedRender(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryWatchdogEndsGraceAlone: a render stopped alone leaves nothing
+// printing on its browser, and the watchdog watched only browsers with
+// renders printing: the grace's end never came, and memory still over
+// the bound stayed, unwatched, however long.
+func TestMemoryWatchdogEndsGraceAlone(t *testing.T) {
+	t.Parallel()
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":1,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
+	old := currentProc(t, r)
+	// Any browser is above 1 MB, with or without the stopped render.
+	r.engine().renderMemLimit.Store(1 << 20)
+	if got := <-renderAsync(context.Background(), r, stalledDoc(n)); stage.CodeOf(got.err) != stage.CodeTooLarge {
+		t.Fatalf("render: %v, want too large for its memory", got.err)
+	}
+	waitFor(t, "the browser killed past the grace", func() bool { return r.Stats().MemoryRestarts == 1 })
+	groupGone(t, old.pgid)
+	if s := r.Stats(); s.MemoryStopped != 1 || s.Crashes != 0 {
+		t.Fatalf("stats %+v, want 1 render stopped and no crash", s)
+	}
+}
+
+// TestMemoryWatchdogForgetsOldStop: a stop whose memory came back while
+// nothing printed is over. The watchdog, which had not watched it come
+// back, took a bomb on the same browser a while later for memory held
+// since that stop: it killed the browser without blaming the bomb, whose
+// render was then printed again on a new browser, and restarted the
+// renders beside it.
+func TestMemoryWatchdogForgetsOldStop(t *testing.T) {
+	t.Parallel()
+	n := newTestNet(t)
+	defer n.release()
+	r := newRenderer(t, `{"tabs":1,"allowRemote":true,"remoteTimeout":"60s"}`, n.options()...)
+	e := r.engine()
+	old := currentProc(t, r)
+	e.renderMemLimit.Store(1 << 20)
+	if got := <-renderAsync(context.Background(), r, stalledDoc(n)); stage.CodeOf(got.err) != stage.CodeTooLarge {
+		t.Fatalf("first render: %v, want too large for its memory", got.err)
+	}
+	// Its memory given back, and longer ago than the grace; then over
+	// the bound again before the next render prints, so that the
+	// watchdog's first look at that render finds it past the bound.
+	e.renderMemLimit.Store(1 << 40)
+	time.Sleep(stopGrace + time.Second)
+	e.renderMemLimit.Store(1 << 20)
+
+	second := renderAsync(context.Background(), r, stalledDoc(n))
+	select {
+	case got := <-second:
+		if stage.CodeOf(got.err) != stage.CodeTooLarge {
+			t.Fatalf("second render: %v, want too large for its memory", got.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the second render was not stopped")
+	}
+	if now := currentProc(t, r); now.pgid != old.pgid {
+		t.Fatal("a new browser")
+	}
+	// Counted after the stop, which the render may answer first.
+	waitFor(t, "the second stop counted", func() bool { return r.Stats().MemoryStopped == 2 })
+	if s := r.Stats(); s.MemoryStopped != 2 || s.MemoryRestarts != 0 || s.Retried != 0 || s.Launches != 1 {
+		t.Fatalf("stats %+v, want 2 renders stopped, no restart, none retried, 1 launch", s)
+	}
+}
+
+// TestMemoryWatchdogCountsRetiredOnce: a browser past both bounds is
+// retired by the check after the stopped render (the browser bound), its
+// neighbours printing on; killed by the watchdog when the grace ends, it
+// is the same restart, counted once.
+func TestMemoryWatchdogCountsRetiredOnce(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, `{"tabs":1,"maxBrowserMemoryMB":1,"maxRenderMemoryMB":100000}`)
+	e := r.engine()
+	p := currentProc(t, r)
+	e.mu.Lock()
+	g := e.cur
+	g.active++ // a neighbour holds a tab, so that the retired browser lives on
+	g.jobs[&printJob{start: time.Now(), tab: &tab{}}] = struct{}{}
+	e.mu.Unlock()
+	if !e.retireIfBig(g) {
+		t.Fatal("a browser over 1 MB was not retired")
+	}
+	// Not counted as printing, so that the watchdog's own loop leaves the
+	// browser to this test.
+	e.renderMemLimit.Store(1 << 20)
+	g.stoppedAt, g.stoppedRSS, g.stopHeld = time.Now().Add(-stopGrace), 1<<40, true
+	e.checkRenderMemory(g)
+	groupGone(t, p.pgid)
+	if s := r.Stats(); s.MemoryRestarts != 1 {
+		t.Fatalf("stats %+v, want 1 memory restart", s)
+	}
+}
