@@ -78,7 +78,19 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
 	}
+	out.HeadingItalic = levelsToPB(t.HeadingItalic)
+	out.HeadingRegular = levelsToPB(t.HeadingRegular)
+	out.HeadingMuted = levelsToPB(t.HeadingMuted)
 	return out
+}
+
+// levelsToPB sends a per-level flag only when a level has it, so that
+// tokens without it cost nothing on the wire.
+func levelsToPB(l [6]bool) []bool {
+	if l == ([6]bool{}) {
+		return nil
+	}
+	return l[:]
 }
 
 func alertsToPB(a stage.AlertColors) *pb.AlertColors {
@@ -127,6 +139,9 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())
+	copy(out.HeadingItalic[:], t.GetHeadingItalic())
+	copy(out.HeadingRegular[:], t.GetHeadingRegular())
+	copy(out.HeadingMuted[:], t.GetHeadingMuted())
 	copy(out.Margins[:], t.GetMargins())
 	return out
 }
