@@ -48,7 +48,10 @@
 //	   "warning": "#9a6700", "caution": "#d1242f"},
 //	 "codeIndent": 14.66, "codeRule": 0.75, "codePadding": [1.96, 7.82, 0],
 //	 "quoteIndent": 17.25, "quoteItalic": true, "quoteFill": "#f6f6f6", "quotePadding": 4,
-//	 "tableStripe": "#fafafa", "linkPlain": false}
+//	 "tableStripe": "#fafafa", "linkPlain": false,
+//	 "headingItalic": [false, false, false, false, true, true],
+//	 "headingRegular": [false, false, false, false, false, true],
+//	 "headingMuted": [false, false, false, false, false, false]}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -67,7 +70,10 @@
 // alerts ("" for none) and quotePadding the space inside a quote above its
 // first line and below its last; tableStripe is the ground of a table's
 // second, fourth (and so on) body row ("" for none), and linkPlain prints
-// links without an underline. render-fpdf draws them from the tokens.
+// links without an underline. headingItalic, headingRegular and
+// headingMuted set h1..h6, level by level, in italics, at the text's
+// weight rather than bold, and in mutedColor rather than headingColor.
+// render-fpdf draws them from the tokens.
 //
 // alertColors colour the bar and title of each kind of GitHub alert
 // (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps

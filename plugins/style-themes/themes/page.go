@@ -90,6 +90,13 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"table-stripe", fill(t.TableStripe)},
 		{"link-decoration", linkDecoration(t.LinkPlain)},
 	}
+	for i := range t.HeadingSizes {
+		h := fmt.Sprintf("h%d-", i+1)
+		vars = append(vars,
+			[2]string{h + "style", headingStyle(t.HeadingItalic[i])},
+			[2]string{h + "weight", headingWeight(t.HeadingRegular[i])},
+			[2]string{h + "color", headingColor(t, i)})
+	}
 	for _, v := range vars {
 		fmt.Fprintf(b, "  --md-%s: %s;\n", v[0], v[1])
 	}
@@ -109,6 +116,32 @@ func linkDecoration(plain bool) string {
 		return "none"
 	}
 	return "underline"
+}
+
+// headingStyle is inherit, not normal, for an upright level: a heading in
+// an italic quote stays italic, as render-fpdf draws it. A custom property
+// set to inherit on the root has nothing to inherit, so font-style:
+// var(--md-hN-style) is invalid at computed-value time and font-style,
+// an inherited property, inherits.
+func headingStyle(italic bool) string {
+	if italic {
+		return "italic"
+	}
+	return "inherit"
+}
+
+func headingWeight(regular bool) string {
+	if regular {
+		return "normal"
+	}
+	return "bold"
+}
+
+func headingColor(t stage.Tokens, level int) string {
+	if t.HeadingMuted[level] {
+		return t.MutedColor
+	}
+	return t.HeadingColor
 }
 
 func quoteStyle(italic bool) string {
