@@ -230,8 +230,9 @@ func (e *engine) blockImage(a atom, al align) {
 func (e *engine) headingLines(n *stage.Node) ([]line, int, float64) {
 	level, _ := strconv.Atoi(n.Attr("level"))
 	level = min(max(level, 1), 6)
-	size := e.th.headingSizes[level-1] * e.scale
-	st := &style{family: e.th.heading, bold: true, italic: e.italic, size: size, color: e.th.headingColor}
+	st := &style{italic: e.italic}
+	e.headingStyle(st, level)
+	size := st.size
 	lines := e.breakLines(e.inlines(n.Children, st), e.x1-e.x0, st)
 	h := 0.0
 	for _, l := range lines {
@@ -241,6 +242,20 @@ func (e *engine) headingLines(n *stage.Node) ([]line, int, float64) {
 		h += size * 0.3
 	}
 	return lines, level, h
+}
+
+// headingStyle gives s the heading's face, size and colour for level
+// (1..6). A level that is not italic keeps the italics it is inside (an
+// italic quote's), as a heading inherits font-style in CSS.
+func (e *engine) headingStyle(s *style, level int) {
+	i := level - 1
+	s.family, s.size = e.th.heading, e.th.headingSizes[i]*e.scale
+	s.bold = !e.th.headingRegular[i]
+	s.italic = s.italic || e.th.headingItalic[i]
+	s.color = e.th.headingColor
+	if e.th.headingMuted[i] {
+		s.color = e.th.muted
+	}
 }
 
 func (e *engine) headingRule(level int) bool { return e.th.headingRule && level <= 2 }

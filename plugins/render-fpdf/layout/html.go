@@ -316,8 +316,8 @@ func (in *inliner) startTag(t *token, st *style) {
 		// one inside another takes single quotes.
 		in.text(quoteMarks[in.quoteDepth()%2][0], st)
 	case "h1", "h2", "h3", "h4", "h5", "h6":
-		size := e.th.headingSizes[name[1]-'1'] * e.scale
-		effect = func(s *style) { s.bold, s.size, s.color, s.family = true, size, e.th.headingColor, e.th.heading }
+		level := int(name[1] - '0')
+		effect = func(s *style) { e.headingStyle(s, level) }
 	default:
 		if hidden[name] {
 			if !t.selfClosing {

@@ -52,6 +52,9 @@ type theme struct {
 	striped bool
 	// linkPlain draws links without an underline.
 	linkPlain bool
+	// headingItalic, headingRegular and headingMuted set a heading, by
+	// level, in italics, not bold, and in muted.
+	headingItalic, headingRegular, headingMuted [6]bool
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -121,6 +124,7 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.quotePad = positive(t.QuotePadding, 0, 144)
 	th.stripe, th.striped = parseColor(t.TableStripe)
 	th.linkPlain = t.LinkPlain
+	th.headingItalic, th.headingRegular, th.headingMuted = t.HeadingItalic, t.HeadingRegular, t.HeadingMuted
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

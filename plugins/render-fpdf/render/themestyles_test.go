@@ -1,7 +1,9 @@
 package render
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -201,6 +203,76 @@ func TestLinkPlainFromTokens(t *testing.T) {
 				if underlined := float64(n) > (word.X1-word.X0)*s*0.8; underlined != tc.underlined[name] {
 					t.Errorf("%s: %d pixels of ink under it: underlined %v, want %v", name, n, underlined, tc.underlined[name])
 				}
+			}
+		})
+	}
+}
+
+// TestHeadingStylesFromTokens draws headings in the face and colour the
+// tokens give their level, as the themes' CSS prints them on Chromium:
+// basic's h5 bold italic and h6 italic at the text's weight, modern's h6
+// in the muted colour; a raw <h6> the same, and a level that is not
+// italic still italic in an italic quote. Without those tokens (an older
+// styler) every heading is bold, upright, in the heading colour. fpdf drew
+// basic's h5 and h6 bold upright and modern's h6 in the heading colour.
+func TestHeadingStylesFromTokens(t *testing.T) {
+	needTool(t, "pdftotext")
+	needTool(t, "pdftoppm")
+	needTool(t, "pdffonts")
+	r := newRenderer(t, `{}`)
+	basic := basicTokens
+	basic.HeadingItalic, basic.HeadingRegular = [6]bool{4: true, 5: true}, [6]bool{5: true}
+	basicQuote := basic
+	basicQuote.QuoteItalic = true
+	modern := modernTokens
+	modern.HeadingMuted = [6]bool{5: true}
+	const dpi = 144
+	for _, tc := range []struct {
+		name, md string
+		tokens   stage.Tokens
+		// face is the one font besides the body's the heading is drawn in.
+		face   string
+		colour string
+	}{
+		{"basic h5", "##### Headword\n", basic, "DejaVuSerif-BoldItalic", basic.HeadingColor},
+		{"basic h6", "###### Headword\n", basic, "DejaVuSerif-Italic", basic.HeadingColor},
+		{"basic html h6", "<h6>Headword</h6>\n", basic, "DejaVuSerif-Italic", basic.HeadingColor},
+		{"basic quoted h3", "> ### Headword\n", basicQuote, "DejaVuSerif-BoldItalic", basic.HeadingColor},
+		{"none sent h5", "##### Headword\n", basicTokens, "DejaVuSerif-Bold", basic.HeadingColor},
+		{"none sent h6", "###### Headword\n", basicTokens, "DejaVuSerif-Bold", basic.HeadingColor},
+		{"modern h6", "###### Headword\n", modern, "DejaVuSans-Bold", modern.MutedColor},
+		{"modern h5", "##### Headword\n", modern, "DejaVuSans-Bold", modern.HeadingColor},
+		{"none sent modern h6", "###### Headword\n", modernTokens, "DejaVuSans-Bold", modern.HeadingColor},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: markdownDoc(t, tc.md), tokens: tc.tokens, numbering: stage.NumberingNone})
+			// The body's regular face is embedded whatever the page holds.
+			var faces []string
+			for _, f := range pdfFonts(t, resp.PDF) {
+				if face := f[0][strings.Index(f[0], "+")+1:]; face != "DejaVuSerif" && face != "DejaVuSans" {
+					faces = append(faces, face)
+				}
+			}
+			if len(faces) != 1 || faces[0] != tc.face {
+				t.Errorf("drawn in %v, want %s", faces, tc.face)
+			}
+			var word bboxWord
+			for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
+				if w.Text == "Headword" {
+					word = w
+				}
+			}
+			if word.Text == "" {
+				t.Fatal("no Headword read back")
+			}
+			var c [3]byte
+			if _, err := fmt.Sscanf(tc.colour, "#%02x%02x%02x", &c[0], &c[1], &c[2]); err != nil {
+				t.Fatalf("colour %q: %v", tc.colour, err)
+			}
+			w, h, px := rasterRGB(t, resp.PDF, dpi)
+			ink := countNear(w, h, px, dpi, word.X0, word.Y0, word.X1, word.Y1, colour{c[0], c[1], c[2], 24})
+			if ink < 40 {
+				t.Errorf("%d pixels of %s in the heading", ink, tc.colour)
 			}
 		})
 	}
