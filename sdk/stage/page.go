@@ -88,6 +88,9 @@ type Tokens struct {
 	HeadingItalic  [6]bool
 	HeadingRegular [6]bool
 	HeadingMuted   [6]bool
+	// StrikeMuted draws struck-through text, and its line, in MutedColor.
+	// False: in the colour of the text around it.
+	StrikeMuted bool
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

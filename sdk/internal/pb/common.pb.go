@@ -508,8 +508,11 @@ type Tokens struct {
 	HeadingItalic  []bool `protobuf:"varint,32,rep,packed,name=heading_italic,json=headingItalic,proto3" json:"heading_italic,omitempty"`
 	HeadingRegular []bool `protobuf:"varint,33,rep,packed,name=heading_regular,json=headingRegular,proto3" json:"heading_regular,omitempty"`
 	HeadingMuted   []bool `protobuf:"varint,34,rep,packed,name=heading_muted,json=headingMuted,proto3" json:"heading_muted,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// strike_muted: struck-through text, and its line, is in muted_color;
+	// false (a styler older than it): in the colour of the text around it.
+	StrikeMuted   bool `protobuf:"varint,35,opt,name=strike_muted,json=strikeMuted,proto3" json:"strike_muted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Tokens) Reset() {
@@ -780,6 +783,13 @@ func (x *Tokens) GetHeadingMuted() []bool {
 	return nil
 }
 
+func (x *Tokens) GetStrikeMuted() bool {
+	if x != nil {
+		return x.StrikeMuted
+	}
+	return false
+}
+
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
 // one is GitHub's for that kind.
 type AlertColors struct {
@@ -1011,7 +1021,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xb9\t\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xdc\t\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -1056,7 +1066,8 @@ const file_common_proto_rawDesc = "" +
 	"link_plain\x18\x1f \x01(\bR\tlinkPlain\x12%\n" +
 	"\x0eheading_italic\x18  \x03(\bR\rheadingItalic\x12'\n" +
 	"\x0fheading_regular\x18! \x03(\bR\x0eheadingRegular\x12#\n" +
-	"\rheading_muted\x18\" \x03(\bR\fheadingMuted\"\x85\x01\n" +
+	"\rheading_muted\x18\" \x03(\bR\fheadingMuted\x12!\n" +
+	"\fstrike_muted\x18# \x01(\bR\vstrikeMuted\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
