@@ -63,6 +63,8 @@ type design struct {
 	HeadingItalic  [6]bool `json:"headingItalic"`
 	HeadingRegular [6]bool `json:"headingRegular"`
 	HeadingMuted   [6]bool `json:"headingMuted"`
+	// StrikeMuted prints struck-through text in mutedColor.
+	StrikeMuted bool `json:"strikeMuted"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -165,6 +167,7 @@ var modernDesign = design{
 	LinkPlain:    true,
 	// h6, the size of the text, tells itself from it by its grey.
 	HeadingMuted: [6]bool{5: true},
+	StrikeMuted:  true,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -341,6 +344,7 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		HeadingItalic:  d.HeadingItalic,
 		HeadingRegular: d.HeadingRegular,
 		HeadingMuted:   d.HeadingMuted,
+		StrikeMuted:    d.StrikeMuted,
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

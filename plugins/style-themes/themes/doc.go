@@ -51,7 +51,7 @@
 //	 "tableStripe": "#fafafa", "linkPlain": false,
 //	 "headingItalic": [false, false, false, false, true, true],
 //	 "headingRegular": [false, false, false, false, false, true],
-//	 "headingMuted": [false, false, false, false, false, false]}
+//	 "headingMuted": [false, false, false, false, false, false], "strikeMuted": false}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -72,8 +72,9 @@
 // second, fourth (and so on) body row ("" for none), and linkPlain prints
 // links without an underline. headingItalic, headingRegular and
 // headingMuted set h1..h6, level by level, in italics, at the text's
-// weight rather than bold, and in mutedColor rather than headingColor.
-// render-fpdf draws them from the tokens.
+// weight rather than bold, and in mutedColor rather than headingColor;
+// strikeMuted prints struck-through text in mutedColor. render-fpdf draws
+// them from the tokens.
 //
 // alertColors colour the bar and title of each kind of GitHub alert
 // (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps

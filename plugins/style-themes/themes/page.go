@@ -89,6 +89,7 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"quote-pad", pt(t.QuotePadding)},
 		{"table-stripe", fill(t.TableStripe)},
 		{"link-decoration", linkDecoration(t.LinkPlain)},
+		{"strike-color", strikeColor(t)},
 	}
 	for i := range t.HeadingSizes {
 		h := fmt.Sprintf("h%d-", i+1)
@@ -142,6 +143,15 @@ func headingColor(t stage.Tokens, level int) string {
 		return t.MutedColor
 	}
 	return t.HeadingColor
+}
+
+// strikeColor is currentcolor, the colour of the text around it, when
+// struck text is not muted.
+func strikeColor(t stage.Tokens) string {
+	if t.StrikeMuted {
+		return t.MutedColor
+	}
+	return "currentcolor"
 }
 
 func quoteStyle(italic bool) string {
