@@ -294,7 +294,7 @@ func (in *inliner) startTag(t *token, st *style) {
 	case "u", "ins":
 		effect = func(s *style) { s.underline = true }
 	case "s", "del", "strike":
-		effect = func(s *style) { s.strike = true }
+		effect = e.strikeStyle
 	case "sub":
 		effect = func(s *style) { s.rise -= s.size * 0.2; s.size *= 0.75 }
 	case "sup":

@@ -55,6 +55,8 @@ type theme struct {
 	// headingItalic, headingRegular and headingMuted set a heading, by
 	// level, in italics, not bold, and in muted.
 	headingItalic, headingRegular, headingMuted [6]bool
+	// strikeMuted draws struck-through text in muted.
+	strikeMuted bool
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -125,6 +127,7 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.stripe, th.striped = parseColor(t.TableStripe)
 	th.linkPlain = t.LinkPlain
 	th.headingItalic, th.headingRegular, th.headingMuted = t.HeadingItalic, t.HeadingRegular, t.HeadingMuted
+	th.strikeMuted = t.StrikeMuted
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

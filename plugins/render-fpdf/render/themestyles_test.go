@@ -277,3 +277,61 @@ func TestHeadingStylesFromTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestStrikeMutedFromTokens draws struck-through text, its line too, in
+// the muted colour when the tokens' StrikeMuted says so, as modern.css's
+// del { color: var(--md-muted) } prints it on Chromium, from Markdown's
+// ~~ and HTML's <del> alike; without it (an older styler, basic) in the
+// text's colour. modern's struck text printed in the text's colour.
+func TestStrikeMutedFromTokens(t *testing.T) {
+	needTool(t, "pdftotext")
+	needTool(t, "pdftoppm")
+	r := newRenderer(t, `{}`)
+	d := markdownDoc(t, "Plain ~~struckword~~ and <del>deleted</del> after.\n")
+	muted := modernTokens
+	muted.StrikeMuted = true
+	const dpi = 144
+	for _, tc := range []struct {
+		name   string
+		tokens stage.Tokens
+		colour string
+	}{
+		{"none sent", modernTokens, modernTokens.TextColor},
+		{"modern", muted, modernTokens.MutedColor},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: d, tokens: tc.tokens, numbering: stage.NumberingNone})
+			words := map[string]bboxWord{}
+			for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
+				words[w.Text] = w
+			}
+			w, h, px := rasterRGB(t, resp.PDF, dpi)
+			ink := func(word bboxWord, hex string) int {
+				var c [3]byte
+				if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &c[0], &c[1], &c[2]); err != nil {
+					t.Fatalf("colour %q: %v", hex, err)
+				}
+				return countNear(w, h, px, dpi, word.X0, word.Y0, word.X1, word.Y1, colour{c[0], c[1], c[2], 16})
+			}
+			for _, name := range []string{"Plain", "struckword", "deleted", "after."} {
+				word := words[name]
+				if word.Text == "" {
+					t.Fatalf("no %q among the words read back: %v", name, words)
+				}
+				want, other := tc.colour, modernTokens.TextColor
+				if name == "Plain" || name == "after." {
+					want = modernTokens.TextColor
+				}
+				if want == other {
+					other = modernTokens.MutedColor
+				}
+				// Text and line are of one colour: most of the word's
+				// pixels are that colour; the other's are only dark
+				// glyphs' anti-aliased edges.
+				if got, stray := ink(word, want), ink(word, other); got < 40 || 3*stray > got {
+					t.Errorf("%s: %d pixels of %s, %d of %s", name, got, want, stray, other)
+				}
+			}
+		})
+	}
+}
