@@ -73,7 +73,7 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		AlertColors: alertsToPB(t.AlertColors),
 		CodeIndent:  t.CodeIndent, CodeRule: t.CodeRule, QuoteIndent: t.QuoteIndent, QuoteItalic: t.QuoteItalic,
 		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding, TableStripe: t.TableStripe,
-		LinkPlain: t.LinkPlain, StrikeMuted: t.StrikeMuted,
+		LinkPlain: t.LinkPlain, StrikeMuted: t.StrikeMuted, AlertPadding: t.AlertPadding,
 	}
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
@@ -135,7 +135,7 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		AlertColors: alertsFromPB(t.GetAlertColors()),
 		CodeIndent:  t.GetCodeIndent(), CodeRule: t.GetCodeRule(), QuoteIndent: t.GetQuoteIndent(), QuoteItalic: t.GetQuoteItalic(),
 		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(), TableStripe: t.GetTableStripe(),
-		LinkPlain: t.GetLinkPlain(), StrikeMuted: t.GetStrikeMuted(),
+		LinkPlain: t.GetLinkPlain(), StrikeMuted: t.GetStrikeMuted(), AlertPadding: t.GetAlertPadding(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())

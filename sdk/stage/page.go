@@ -91,6 +91,9 @@ type Tokens struct {
 	// StrikeMuted draws struck-through text, and its line, in MutedColor.
 	// False: in the colour of the text around it.
 	StrikeMuted bool
+	// AlertPadding is the space inside an alert above its first line and
+	// below its last. Zero: QuotePadding, as a quote's.
+	AlertPadding float64
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
