@@ -90,6 +90,7 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"table-stripe", fill(t.TableStripe)},
 		{"link-decoration", linkDecoration(t.LinkPlain)},
 		{"strike-color", strikeColor(t)},
+		{"alert-pad", pt(alertPad(t))},
 	}
 	for i := range t.HeadingSizes {
 		h := fmt.Sprintf("h%d-", i+1)
@@ -152,6 +153,15 @@ func strikeColor(t stage.Tokens) string {
 		return t.MutedColor
 	}
 	return "currentcolor"
+}
+
+// alertPad is a quote's padding where the tokens give alerts none of
+// their own, as renderers read AlertPadding.
+func alertPad(t stage.Tokens) float64 {
+	if t.AlertPadding > 0 {
+		return t.AlertPadding
+	}
+	return t.QuotePadding
 }
 
 func quoteStyle(italic bool) string {

@@ -336,7 +336,7 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"quote-indent": pt(tk.QuoteIndent), "quote-style": quoteStyle(tk.QuoteItalic),
 					"quote-bg": fill(tk.QuoteFill), "quote-pad": pt(tk.QuotePadding),
 					"table-stripe": fill(tk.TableStripe), "link-decoration": linkDecoration(tk.LinkPlain),
-					"strike-color": strikeColor(tk),
+					"strike-color": strikeColor(tk), "alert-pad": pt(alertPad(tk)),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)
