@@ -353,7 +353,7 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 		if title, rest, _ := e.alertParts(n); title != nil {
 			// An alert's title keeps with the start of its body
 			// (alertTitle), so the heading before it keeps with both.
-			return e.th.gap + e.th.quotePad + body + e.leadHeight(rest, depth+1)
+			return e.th.gap + e.th.alertPad + body + e.leadHeight(rest, depth+1)
 		}
 		if h := e.leadHeight(n.Children, depth+1); h > 0 {
 			return e.th.quotePad + h
@@ -549,6 +549,9 @@ func (e *engine) blockquote(n *stage.Node) {
 		e.italic = e.th.quoteItalic
 	}
 	pad := e.th.quotePad
+	if title != nil {
+		pad = e.th.alertPad
+	}
 	if pad > 0 && !e.fits(e.blockLead(n, e.depth)) {
 		// The padding goes with the first lines, not alone at the foot
 		// of a page.

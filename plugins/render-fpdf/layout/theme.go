@@ -42,10 +42,11 @@ type theme struct {
 	quoteIndent float64
 	quoteItalic bool
 	// quoteFill is the ground of quotes and alerts, when quoteFilled;
-	// quotePad the space inside them above and below.
-	quoteFill   RGB
-	quoteFilled bool
-	quotePad    float64
+	// quotePad the space inside them above and below, alertPad an
+	// alert's.
+	quoteFill          RGB
+	quoteFilled        bool
+	quotePad, alertPad float64
 	// stripe is the ground of every second body row of a table, when
 	// striped.
 	stripe  RGB
@@ -124,6 +125,7 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.quoteItalic = t.QuoteItalic
 	th.quoteFill, th.quoteFilled = parseColor(t.QuoteFill)
 	th.quotePad = positive(t.QuotePadding, 0, 144)
+	th.alertPad = positive(t.AlertPadding, th.quotePad, 144)
 	th.stripe, th.striped = parseColor(t.TableStripe)
 	th.linkPlain = t.LinkPlain
 	th.headingItalic, th.headingRegular, th.headingMuted = t.HeadingItalic, t.HeadingRegular, t.HeadingMuted

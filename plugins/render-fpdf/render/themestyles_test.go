@@ -12,9 +12,11 @@ import (
 // TestQuoteFillFromTokens draws quotes and alerts on the ground modern.css
 // gives them on Chromium, from the tokens style-themes sends for modern:
 // QuoteFill from the quote's bar to its other side, QuotePadding inside it
-// above the first line and below the last. Without those tokens (an older
-// styler, basic) quotes are drawn as before, on the page's white. modern's
-// quotes printed on white, their text against the fill's edges.
+// above the first line and below the last, and AlertPadding inside an
+// alert (modern.css's 0.5em), QuotePadding when it is zero. Without those
+// tokens (an older styler, basic) quotes are drawn as before, on the
+// page's white. modern's quotes printed on white, their text against the
+// fill's edges, and its alerts padded as its quotes.
 func TestQuoteFillFromTokens(t *testing.T) {
 	needTool(t, "pdftotext")
 	needTool(t, "pdftoppm")
@@ -29,6 +31,8 @@ func TestQuoteFillFromTokens(t *testing.T) {
 
 	filled := modernTokens
 	filled.QuoteFill, filled.QuotePadding = "#f1f5f9", 3.68
+	alerts := filled
+	alerts.AlertPadding = 5.25
 	const dpi = 144
 	ground := colour{0xf1, 0xf5, 0xf9, 2}
 	right := a4(t).WidthPt - filled.Margins[1]
@@ -36,10 +40,12 @@ func TestQuoteFillFromTokens(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		tokens stage.Tokens
-		pad    float64
+		// pad is a quote's padding, alertPad an alert's.
+		pad, alertPad float64
 	}{
-		{"none sent", modernTokens, 0},
-		{"modern", filled, 3.68},
+		{"none sent", modernTokens, 0, 0},
+		{"quotes padded", filled, 3.68, 3.68},
+		{"modern", alerts, 3.68, 5.25},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := renderPDF(t, r, req{doc: d, tokens: tc.tokens, numbering: stage.NumberingNone})
@@ -63,13 +69,17 @@ func TestQuoteFillFromTokens(t *testing.T) {
 					continue
 				}
 				line := tc.tokens.FontSize * tc.tokens.LineHeight
-				if top > word.Y0-tc.pad || bottom < word.Y1+tc.pad {
-					t.Errorf("%s (%.2f-%.2f): the ground runs from %.2f to %.2f, want %.2f above and below", word.Text, word.Y0, word.Y1, top, bottom, tc.pad)
+				pad := tc.pad
+				if word.Text == "Note" {
+					pad = tc.alertPad
+				}
+				if top > word.Y0-pad || bottom < word.Y1+pad {
+					t.Errorf("%s (%.2f-%.2f): the ground runs from %.2f to %.2f, want %.2f above and below", word.Text, word.Y0, word.Y1, top, bottom, pad)
 				}
 				// The alert's ground holds its title and body.
-				want := line + 2*tc.pad
+				want := line + 2*pad
 				if word.Text == "Note" {
-					want = 2*line + filled.ParagraphSpacing*0.4 + 2*tc.pad
+					want = 2*line + filled.ParagraphSpacing*0.4 + 2*pad
 				}
 				if got := bottom - top; math.Abs(got-want) > 1.5 {
 					t.Errorf("%s: the ground is %.2f high, want %.2f", word.Text, got, want)
@@ -79,8 +89,8 @@ func TestQuoteFillFromTokens(t *testing.T) {
 			gap := tail.Y0 - lead.Y0
 			if tc.pad == 0 {
 				plainGap = gap
-			} else if plainGap > 0 && math.Abs(gap-plainGap-4*tc.pad) > 1 {
-				t.Errorf("the tail paragraph is %.2f below the lead, want %.2f (%.2f and four paddings)", gap, plainGap+4*tc.pad, plainGap)
+			} else if want := plainGap + 2*tc.pad + 2*tc.alertPad; plainGap > 0 && math.Abs(gap-want) > 1 {
+				t.Errorf("the tail paragraph is %.2f below the lead, want %.2f (%.2f and four paddings)", gap, want, plainGap)
 			}
 		})
 	}
