@@ -345,3 +345,89 @@ func TestStrikeMutedFromTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestPaddedQuoteKeepsWhereItFits starts a padded quote, and an alert, at
+// the foot of a page whenever its padding and first two lines fit there
+// after the gap before it: room for that pad and the lines is all the
+// quote keeps with. The check counted a paragraph gap more, the one
+// before the quote's first block, which a quote's first block has not, so
+// a quote that fitted moved to the next page early.
+func TestPaddedQuoteKeepsWhereItFits(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	body := strings.Repeat("words to fill the quote over several lines ", 12)
+	tokens := modernTokens
+	tokens.QuoteFill, tokens.QuotePadding, tokens.AlertPadding = "#f1f5f9", 3.68, 5.25
+	line := tokens.FontSize * tokens.LineHeight
+	page := a4(t)
+	for _, tc := range []struct {
+		kind string
+		// fillers leave the quote's first lines about room at the foot
+		// of page 1, give or take a line.
+		fillers int
+	}{
+		{"quote", 29},
+		{"alert", 28},
+	} {
+		kind, fillers := tc.kind, tc.fillers
+		t.Run(kind, func(t *testing.T) {
+			var src strings.Builder
+			for i := range fillers {
+				fmt.Fprintf(&src, "Filler%d line.\n\n", i)
+			}
+			d := markdownDoc(t, src.String()+"> Quoteword "+body+"\n\nTail.\n")
+			pad, lead := tokens.QuotePadding, 0.0
+			if kind == "alert" {
+				quote := d.Root.Children[fillers]
+				quote.Attrs = map[string]string{"alert": "note"}
+				quote.Children = append([]*stage.Node{{Kind: stage.KindParagraph, Attrs: map[string]string{"alert_title": "true"},
+					Children: []*stage.Node{{Kind: stage.KindText, Text: "Note"}}}}, quote.Children...)
+				// The title, and the gap under it, keep with the lines.
+				pad, lead = tokens.AlertPadding, line+tokens.ParagraphSpacing*0.4
+			}
+			// The top margin moves the foot of the filler down the page
+			// by less than a line at a time.
+			var kept, moved int
+			for top := 50.0; top < 50+line+tokens.ParagraphSpacing; top += 1 {
+				tk := tokens
+				tk.Margins[0] = top
+				pages := pdfBoxes(t, renderPDF(t, r, req{doc: d, tokens: tk, numbering: stage.NumberingNone}).PDF)
+				first := pages[0].Words[0]
+				// Where a line's words start below the line's top.
+				inset := first.Y0 - top
+				var last, quote bboxWord
+				quotePage := -1
+				for i, p := range pages {
+					for _, w := range p.Words {
+						if i == 0 && strings.HasPrefix(w.Text, "Filler") {
+							last = w
+						}
+						if w.Text == "Quoteword" {
+							quote, quotePage = w, i
+						}
+					}
+				}
+				if last.Text != fmt.Sprintf("Filler%d", fillers-1) || quotePage < 0 {
+					continue // the filler itself crossed the page
+				}
+				if quotePage == 0 {
+					kept++
+				} else {
+					moved++
+				}
+				bottom := page.HeightPt - tk.Margins[2]
+				need := last.Y0 - inset + line + tokens.ParagraphSpacing + pad + lead + 2*line
+				switch {
+				case quotePage == 1 && need < bottom-0.5:
+					t.Errorf("top margin %g: the %s moved to the next page with %.2f pt free, %.2f needed", top, kind, bottom-(last.Y0-inset+line), need-(last.Y0-inset+line))
+				case quotePage == 0 && quote.Y0-inset+2*line > bottom+0.5:
+					t.Errorf("top margin %g: the %s's second line ends at %.2f, below the foot %.2f", top, kind, quote.Y0-inset+2*line, bottom)
+				}
+			}
+			// The sweep crosses the point where the quote stops fitting.
+			if kept == 0 || moved == 0 {
+				t.Errorf("the %s stayed on page 1 %d times and moved %d times", kind, kept, moved)
+			}
+		})
+	}
+}
