@@ -216,6 +216,9 @@ var blockTags = map[string]bool{
 	"details": true, "summary": true, "center": true, "address": true, "hr": true, "body": true, "html": true,
 }
 
+// marginFree are the block elements the themes' CSS gives no margin.
+var marginFree = map[string]bool{"div": true, "center": true}
+
 // htmlState is the raw HTML elements open across a run of inline nodes.
 type htmlState struct {
 	open []openTag
@@ -407,7 +410,13 @@ func (e *engine) htmlBlock(src string) {
 	flush := func() {
 		if visible(in.atoms) {
 			e.flow(in.atoms, st, e.align())
-			e.addGap(e.paraGap())
+			// Text outside any block element of its container (a lone
+			// <br />, an <img>) is an anonymous block in a browser, and
+			// a <div> or <center> has no margin in the themes: nothing
+			// under them but the next block's own margin.
+			if n := len(e.blockOpen); n > e.blockBase && !marginFree[e.blockOpen[n-1].name] {
+				e.addGap(e.paraGap())
+			}
 		} else {
 			for _, a := range in.atoms {
 				if a.kind == aAnchor {
