@@ -73,12 +73,24 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		AlertColors: alertsToPB(t.AlertColors),
 		CodeIndent:  t.CodeIndent, CodeRule: t.CodeRule, QuoteIndent: t.QuoteIndent, QuoteItalic: t.QuoteItalic,
 		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding, TableStripe: t.TableStripe,
-		LinkPlain: t.LinkPlain,
+		LinkPlain: t.LinkPlain, StrikeMuted: t.StrikeMuted, AlertPadding: t.AlertPadding,
 	}
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
 	}
+	out.HeadingItalic = levelsToPB(t.HeadingItalic)
+	out.HeadingRegular = levelsToPB(t.HeadingRegular)
+	out.HeadingMuted = levelsToPB(t.HeadingMuted)
 	return out
+}
+
+// levelsToPB sends a per-level flag only when a level has it, so that
+// tokens without it cost nothing on the wire.
+func levelsToPB(l [6]bool) []bool {
+	if l == ([6]bool{}) {
+		return nil
+	}
+	return l[:]
 }
 
 func alertsToPB(a stage.AlertColors) *pb.AlertColors {
@@ -123,10 +135,13 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		AlertColors: alertsFromPB(t.GetAlertColors()),
 		CodeIndent:  t.GetCodeIndent(), CodeRule: t.GetCodeRule(), QuoteIndent: t.GetQuoteIndent(), QuoteItalic: t.GetQuoteItalic(),
 		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(), TableStripe: t.GetTableStripe(),
-		LinkPlain: t.GetLinkPlain(),
+		LinkPlain: t.GetLinkPlain(), StrikeMuted: t.GetStrikeMuted(), AlertPadding: t.GetAlertPadding(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())
+	copy(out.HeadingItalic[:], t.GetHeadingItalic())
+	copy(out.HeadingRegular[:], t.GetHeadingRegular())
+	copy(out.HeadingMuted[:], t.GetHeadingMuted())
 	copy(out.Margins[:], t.GetMargins())
 	return out
 }

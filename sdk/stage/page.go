@@ -82,6 +82,18 @@ type Tokens struct {
 	// LinkPlain draws links in LinkColor without an underline. False:
 	// underlined.
 	LinkPlain bool
+	// HeadingItalic sets h1..h6 in italics, HeadingRegular at the text's
+	// weight rather than bold, and HeadingMuted in MutedColor rather than
+	// HeadingColor. All false: bold, upright, in HeadingColor.
+	HeadingItalic  [6]bool
+	HeadingRegular [6]bool
+	HeadingMuted   [6]bool
+	// StrikeMuted draws struck-through text, and its line, in MutedColor.
+	// False: in the colour of the text around it.
+	StrikeMuted bool
+	// AlertPadding is the space inside an alert above its first line and
+	// below its last. Zero: QuotePadding, as a quote's.
+	AlertPadding float64
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

@@ -230,8 +230,9 @@ func (e *engine) blockImage(a atom, al align) {
 func (e *engine) headingLines(n *stage.Node) ([]line, int, float64) {
 	level, _ := strconv.Atoi(n.Attr("level"))
 	level = min(max(level, 1), 6)
-	size := e.th.headingSizes[level-1] * e.scale
-	st := &style{family: e.th.heading, bold: true, italic: e.italic, size: size, color: e.th.headingColor}
+	st := &style{italic: e.italic}
+	e.headingStyle(st, level)
+	size := st.size
 	lines := e.breakLines(e.inlines(n.Children, st), e.x1-e.x0, st)
 	h := 0.0
 	for _, l := range lines {
@@ -241,6 +242,20 @@ func (e *engine) headingLines(n *stage.Node) ([]line, int, float64) {
 		h += size * 0.3
 	}
 	return lines, level, h
+}
+
+// headingStyle gives s the heading's face, size and colour for level
+// (1..6). A level that is not italic keeps the italics it is inside (an
+// italic quote's), as a heading inherits font-style in CSS.
+func (e *engine) headingStyle(s *style, level int) {
+	i := level - 1
+	s.family, s.size = e.th.heading, e.th.headingSizes[i]*e.scale
+	s.bold = !e.th.headingRegular[i]
+	s.italic = s.italic || e.th.headingItalic[i]
+	s.color = e.th.headingColor
+	if e.th.headingMuted[i] {
+		s.color = e.th.muted
+	}
 }
 
 func (e *engine) headingRule(level int) bool { return e.th.headingRule && level <= 2 }
@@ -338,9 +353,12 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 		if title, rest, _ := e.alertParts(n); title != nil {
 			// An alert's title keeps with the start of its body
 			// (alertTitle), so the heading before it keeps with both.
-			return e.th.gap + e.th.quotePad + body + e.leadHeight(rest, depth+1)
+			return e.th.gap + e.th.alertPad + body + e.bodyLead(rest, e.th.gap*0.4, depth+1)
 		}
 		if h := e.leadHeight(n.Children, depth+1); h > 0 {
+			// The gap leadHeight counts before a first paragraph, which
+			// has none under the padding, stands for the one before the
+			// quote.
 			return e.th.quotePad + h
 		}
 	case stage.KindHTMLBlock:
@@ -360,6 +378,36 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 		}
 	}
 	return e.th.gap + 2*body
+}
+
+// bodyLead is leadHeight for the blocks at the top of a quote, under its
+// padding or an alert's title, where the gap before the first of them is
+// gap: none under the padding, the title's own under a title, not the
+// paragraph gap leadHeight counts before a block. A heading there keeps
+// its own, as it adds it wherever it stands.
+func (e *engine) bodyLead(ns []*stage.Node, gap float64, depth int) float64 {
+	h := e.leadHeight(ns, depth)
+	if h > 0 && !leadsWithHeading(ns) {
+		h = math.Max(0, h-e.th.gap+gap)
+	}
+	return h
+}
+
+// leadsWithHeading reports whether the first block of ns, or of the first
+// item of a list it starts with, is a heading, as leadHeight reaches it.
+func leadsWithHeading(ns []*stage.Node) bool {
+	for _, n := range ns {
+		switch {
+		case n == nil:
+			continue
+		case n.Kind == stage.KindHeading:
+			return true
+		case n.Kind == stage.KindList && len(n.Children) > 0 && n.Children[0] != nil:
+			return leadsWithHeading(n.Children[0].Children)
+		}
+		return false
+	}
+	return false
 }
 
 // paraLead returns the height a paragraph needs on the page it starts
@@ -533,8 +581,14 @@ func (e *engine) blockquote(n *stage.Node) {
 		e.color = e.th.muted
 		e.italic = e.th.quoteItalic
 	}
-	pad := e.th.quotePad
-	if pad > 0 && !e.fits(e.blockLead(n, e.depth)) {
+	// An alert's title stands between its padding and its body, the
+	// title's gap under it.
+	pad, titleH, under := e.th.quotePad, 0.0, 0.0
+	if title != nil {
+		pad, titleH, under = e.th.alertPad, e.lineHeight(), e.th.gap*0.4
+	}
+	// fits counts the gap before the quote.
+	if pad > 0 && !e.fits(pad+titleH+e.bodyLead(body, under, e.depth+1)) {
 		// The padding goes with the first lines, not alone at the foot
 		// of a page.
 		e.newPage()
@@ -604,14 +658,15 @@ func (e *engine) alertTitle(n *stage.Node, body []*stage.Node, c RGB) {
 	for _, l := range lines {
 		h += l.h
 	}
-	if !e.fits(h + e.leadHeight(body, e.depth)) {
+	gap := e.th.gap * 0.4
+	if !e.fits(h + e.bodyLead(body, gap, e.depth)) {
 		e.newPage()
 	}
 	for i := range lines {
 		top := e.place(lines[i].h)
 		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, e.lineAlign(alignStart))
 	}
-	e.addGap(e.th.gap * 0.4)
+	e.addGap(gap)
 }
 
 // rule is a thematic break.

@@ -216,6 +216,9 @@ var blockTags = map[string]bool{
 	"details": true, "summary": true, "center": true, "address": true, "hr": true, "body": true, "html": true,
 }
 
+// marginFree are the block elements the themes' CSS gives no margin.
+var marginFree = map[string]bool{"div": true, "center": true}
+
 // htmlState is the raw HTML elements open across a run of inline nodes.
 type htmlState struct {
 	open []openTag
@@ -294,7 +297,7 @@ func (in *inliner) startTag(t *token, st *style) {
 	case "u", "ins":
 		effect = func(s *style) { s.underline = true }
 	case "s", "del", "strike":
-		effect = func(s *style) { s.strike = true }
+		effect = e.strikeStyle
 	case "sub":
 		effect = func(s *style) { s.rise -= s.size * 0.2; s.size *= 0.75 }
 	case "sup":
@@ -316,8 +319,8 @@ func (in *inliner) startTag(t *token, st *style) {
 		// one inside another takes single quotes.
 		in.text(quoteMarks[in.quoteDepth()%2][0], st)
 	case "h1", "h2", "h3", "h4", "h5", "h6":
-		size := e.th.headingSizes[name[1]-'1'] * e.scale
-		effect = func(s *style) { s.bold, s.size, s.color, s.family = true, size, e.th.headingColor, e.th.heading }
+		level := int(name[1] - '0')
+		effect = func(s *style) { e.headingStyle(s, level) }
 	default:
 		if hidden[name] {
 			if !t.selfClosing {
@@ -407,7 +410,13 @@ func (e *engine) htmlBlock(src string) {
 	flush := func() {
 		if visible(in.atoms) {
 			e.flow(in.atoms, st, e.align())
-			e.addGap(e.paraGap())
+			// Text outside any block element of its container (a lone
+			// <br />, an <img>) is an anonymous block in a browser, and
+			// a <div> or <center> has no margin in the themes: nothing
+			// under them but the next block's own margin.
+			if n := len(e.blockOpen); n > e.blockBase && !marginFree[e.blockOpen[n-1].name] {
+				e.addGap(e.paraGap())
+			}
 		} else {
 			for _, a := range in.atoms {
 				if a.kind == aAnchor {

@@ -56,7 +56,7 @@ func (in *inliner) node(n *stage.Node, st *style) {
 	case stage.KindStrong:
 		in.nodes(n.Children, st.with(func(s *style) { s.bold = true }))
 	case stage.KindStrikethrough:
-		in.nodes(n.Children, st.with(func(s *style) { s.strike = true }))
+		in.nodes(n.Children, st.with(e.strikeStyle))
 	case stage.KindCodeSpan:
 		if in.html.skip == "" {
 			if a, ok := e.formula(n, in.html.apply(e, st)); ok {
@@ -99,6 +99,15 @@ func (e *engine) codeStyle(st *style) *style {
 		s.color = e.th.codeText
 		s.underline = false
 	})
+}
+
+// strikeStyle strikes s through, in the muted colour when the theme mutes
+// struck text; the line is drawn in the text's colour.
+func (e *engine) strikeStyle(s *style) {
+	s.strike = true
+	if e.th.strikeMuted {
+		s.color = e.th.muted
+	}
 }
 
 func (e *engine) linkStyle(st *style, href string) *style {

@@ -73,7 +73,12 @@ func (e *engine) list(n *stage.Node) {
 	}
 	e.tight = outer
 	e.listDepth--
-	e.addGap(e.paraGap())
+	// A list in a list item has no margin under it (li > ul, li > ol in
+	// both themes): what follows it in the item starts on the next line,
+	// and the item's own gap ends the item.
+	if e.listDepth == 0 {
+		e.addGap(e.paraGap())
+	}
 }
 
 // listNumber parses an <ol start> or <li value>: any integer, zero and

@@ -42,16 +42,22 @@ type theme struct {
 	quoteIndent float64
 	quoteItalic bool
 	// quoteFill is the ground of quotes and alerts, when quoteFilled;
-	// quotePad the space inside them above and below.
-	quoteFill   RGB
-	quoteFilled bool
-	quotePad    float64
+	// quotePad the space inside them above and below, alertPad an
+	// alert's.
+	quoteFill          RGB
+	quoteFilled        bool
+	quotePad, alertPad float64
 	// stripe is the ground of every second body row of a table, when
 	// striped.
 	stripe  RGB
 	striped bool
 	// linkPlain draws links without an underline.
 	linkPlain bool
+	// headingItalic, headingRegular and headingMuted set a heading, by
+	// level, in italics, not bold, and in muted.
+	headingItalic, headingRegular, headingMuted [6]bool
+	// strikeMuted draws struck-through text in muted.
+	strikeMuted bool
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -119,8 +125,11 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.quoteItalic = t.QuoteItalic
 	th.quoteFill, th.quoteFilled = parseColor(t.QuoteFill)
 	th.quotePad = positive(t.QuotePadding, 0, 144)
+	th.alertPad = positive(t.AlertPadding, th.quotePad, 144)
 	th.stripe, th.striped = parseColor(t.TableStripe)
 	th.linkPlain = t.LinkPlain
+	th.headingItalic, th.headingRegular, th.headingMuted = t.HeadingItalic, t.HeadingRegular, t.HeadingMuted
+	th.strikeMuted = t.StrikeMuted
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

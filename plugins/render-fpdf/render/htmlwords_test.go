@@ -74,3 +74,43 @@ func TestHTMLListsAndQuotes(t *testing.T) {
 		t.Errorf("after the list, text starts at x %.1f, want %.1f", x["After"], x["Before"])
 	}
 }
+
+// TestMarginFreeHTMLLines: a line of an HTML block outside any block
+// element (a lone <br />) or in a <div> has no margin under it, as
+// Chromium lays out an anonymous block and a <div>, and a list in a list
+// item none either (li > ul): the next block follows on the next line.
+// fpdf put a paragraph gap under each, so large.md's <br /> between a
+// nested list and a code block, in a list item, took two gaps (19 pt)
+// more than Chromium gives it.
+func TestMarginFreeHTMLLines(t *testing.T) {
+	needTool(t, "pdftotext")
+	r := newRenderer(t, `{}`)
+	tk := modernTokens
+	line, gap := tk.FontSize*tk.LineHeight, tk.ParagraphSpacing
+	for _, tc := range []struct {
+		name, md, from, to string
+		// want is how far below from's line to's starts; a tight list's
+		// items have 0.3 of a gap after each.
+		want float64
+	}{
+		{"lone br", "Lead para.\n\n<br />\n\nAfter para.\n", "Lead", "After", 2*line + gap},
+		{"div", "Lead para.\n\n<div>Div line</div>\n\nAfter para.\n", "Div", "After", line},
+		{"nested list", "- Item one\n\n    - alpha\n    - bigint\n\n    After para.\n\n- Item two\n", "bigint", "After", line + 0.3*gap},
+		{"br in a list item", "- Item one\n\n    - alpha\n    - bigint\n\n    <br />\n\n    After para.\n\n- Item two\n", "bigint", "After", 2*line + 0.3*gap},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := renderPDF(t, r, req{doc: markdownDoc(t, tc.md), tokens: tk, numbering: "none"})
+			words := map[string]bboxWord{}
+			for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
+				words[w.Text] = w
+			}
+			from, to := words[tc.from], words[tc.to]
+			if from.Text == "" || to.Text == "" {
+				t.Fatalf("words read back: %v", words)
+			}
+			if got := to.Y0 - from.Y0; math.Abs(got-tc.want) > 1 {
+				t.Errorf("%s is %.2f below %s, want %.2f", tc.to, got, tc.from, tc.want)
+			}
+		})
+	}
+}

@@ -57,6 +57,17 @@ type design struct {
 	TableStripe string `json:"tableStripe"`
 	// LinkPlain prints links in linkColor without an underline.
 	LinkPlain bool `json:"linkPlain"`
+	// HeadingItalic sets h1..h6 in italics, HeadingRegular at the text's
+	// weight rather than bold, and HeadingMuted in mutedColor rather than
+	// headingColor, level by level.
+	HeadingItalic  [6]bool `json:"headingItalic"`
+	HeadingRegular [6]bool `json:"headingRegular"`
+	HeadingMuted   [6]bool `json:"headingMuted"`
+	// StrikeMuted prints struck-through text in mutedColor.
+	StrikeMuted bool `json:"strikeMuted"`
+	// AlertPadding is the space inside an alert above and below (0: a
+	// quote's, quotePadding).
+	AlertPadding float64 `json:"alertPadding"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -157,6 +168,11 @@ var modernDesign = design{
 	QuotePadding: 3.68,
 	TableStripe:  "#f8fafc",
 	LinkPlain:    true,
+	// h6, the size of the text, tells itself from it by its grey.
+	HeadingMuted: [6]bool{5: true},
+	StrikeMuted:  true,
+	// An alert 0.5em inside its shade, roomier than a quote.
+	AlertPadding: 5.25,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -192,6 +208,10 @@ var basicDesign = design{
 	CodePadding: [3]float64{1.96, 7.82, 0},
 	QuoteIndent: 17.25,
 	QuoteItalic: true,
+	// h5 and h6, no bigger than the text, tell themselves from it by
+	// italics, h6 by italics alone.
+	HeadingItalic:  [6]bool{4: true, 5: true},
+	HeadingRegular: [6]bool{5: true},
 }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -219,6 +239,7 @@ func (d design) validate() error {
 		{"codeRule", d.CodeRule, 0, 12},
 		{"quoteIndent", d.QuoteIndent, 0, 144},
 		{"quotePadding", d.QuotePadding, 0, 144},
+		{"alertPadding", d.AlertPadding, 0, 144},
 	}
 	for i, p := range d.CodePadding {
 		sizes = append(sizes, struct {
@@ -325,6 +346,12 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		QuotePadding: round2(d.QuotePadding * typ),
 		TableStripe:  d.TableStripe,
 		LinkPlain:    d.LinkPlain,
+		// Flags, not sizes: the same on every page.
+		HeadingItalic:  d.HeadingItalic,
+		HeadingRegular: d.HeadingRegular,
+		HeadingMuted:   d.HeadingMuted,
+		StrikeMuted:    d.StrikeMuted,
+		AlertPadding:   round2(d.AlertPadding * typ),
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

@@ -48,7 +48,11 @@
 //	   "warning": "#9a6700", "caution": "#d1242f"},
 //	 "codeIndent": 14.66, "codeRule": 0.75, "codePadding": [1.96, 7.82, 0],
 //	 "quoteIndent": 17.25, "quoteItalic": true, "quoteFill": "#f6f6f6", "quotePadding": 4,
-//	 "tableStripe": "#fafafa", "linkPlain": false}
+//	 "alertPadding": 6,
+//	 "tableStripe": "#fafafa", "linkPlain": false,
+//	 "headingItalic": [false, false, false, false, true, true],
+//	 "headingRegular": [false, false, false, false, false, true],
+//	 "headingMuted": [false, false, false, false, false, false], "strikeMuted": false}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -65,9 +69,13 @@
 // quotes and alerts in from the text on both sides, and quoteItalic sets
 // quotes (not alerts) in italics; quoteFill is the ground of quotes and
 // alerts ("" for none) and quotePadding the space inside a quote above its
-// first line and below its last; tableStripe is the ground of a table's
-// second, fourth (and so on) body row ("" for none), and linkPlain prints
-// links without an underline. render-fpdf draws them from the tokens.
+// first line and below its last, alertPadding an alert's (0: a quote's);
+// tableStripe is the ground of a table's second, fourth (and so on) body
+// row ("" for none), and linkPlain prints links without an underline. headingItalic, headingRegular and
+// headingMuted set h1..h6, level by level, in italics, at the text's
+// weight rather than bold, and in mutedColor rather than headingColor;
+// strikeMuted prints struck-through text in mutedColor. render-fpdf draws
+// them from the tokens.
 //
 // alertColors colour the bar and title of each kind of GitHub alert
 // (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps

@@ -89,6 +89,15 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"quote-pad", pt(t.QuotePadding)},
 		{"table-stripe", fill(t.TableStripe)},
 		{"link-decoration", linkDecoration(t.LinkPlain)},
+		{"strike-color", strikeColor(t)},
+		{"alert-pad", pt(alertPad(t))},
+	}
+	for i := range t.HeadingSizes {
+		h := fmt.Sprintf("h%d-", i+1)
+		vars = append(vars,
+			[2]string{h + "style", headingStyle(t.HeadingItalic[i])},
+			[2]string{h + "weight", headingWeight(t.HeadingRegular[i])},
+			[2]string{h + "color", headingColor(t, i)})
 	}
 	for _, v := range vars {
 		fmt.Fprintf(b, "  --md-%s: %s;\n", v[0], v[1])
@@ -109,6 +118,50 @@ func linkDecoration(plain bool) string {
 		return "none"
 	}
 	return "underline"
+}
+
+// headingStyle is inherit, not normal, for an upright level: a heading in
+// an italic quote stays italic, as render-fpdf draws it. A custom property
+// set to inherit on the root has nothing to inherit, so font-style:
+// var(--md-hN-style) is invalid at computed-value time and font-style,
+// an inherited property, inherits.
+func headingStyle(italic bool) string {
+	if italic {
+		return "italic"
+	}
+	return "inherit"
+}
+
+func headingWeight(regular bool) string {
+	if regular {
+		return "normal"
+	}
+	return "bold"
+}
+
+func headingColor(t stage.Tokens, level int) string {
+	if t.HeadingMuted[level] {
+		return t.MutedColor
+	}
+	return t.HeadingColor
+}
+
+// strikeColor is currentcolor, the colour of the text around it, when
+// struck text is not muted.
+func strikeColor(t stage.Tokens) string {
+	if t.StrikeMuted {
+		return t.MutedColor
+	}
+	return "currentcolor"
+}
+
+// alertPad is a quote's padding where the tokens give alerts none of
+// their own, as renderers read AlertPadding.
+func alertPad(t stage.Tokens) float64 {
+	if t.AlertPadding > 0 {
+		return t.AlertPadding
+	}
+	return t.QuotePadding
 }
 
 func quoteStyle(italic bool) string {

@@ -120,7 +120,7 @@ func TestUserStyleWins(t *testing.T) {
 		t.Run(theme, func(t *testing.T) {
 			doc := style(t, New(nil), &stage.StyleRequest{Document: stage.Document{HTML: body}, Theme: theme, Page: a4(t), Numbering: stage.NumberingCenter, Watermark: "x"})
 			head := doc[:strings.Index(doc, "</head>")]
-			themeH1 := strings.LastIndex(head, "color: var(--md-heading)")
+			themeH1 := strings.LastIndex(head, "color: var(--md-h1-color)")
 			layerOpen := strings.Index(head, "@layer mdpress-theme {")
 			layerClose := strings.Index(head, "\n}\n</style>")
 			user := strings.Index(head, userCSS)
@@ -336,9 +336,13 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"quote-indent": pt(tk.QuoteIndent), "quote-style": quoteStyle(tk.QuoteItalic),
 					"quote-bg": fill(tk.QuoteFill), "quote-pad": pt(tk.QuotePadding),
 					"table-stripe": fill(tk.TableStripe), "link-decoration": linkDecoration(tk.LinkPlain),
+					"strike-color": strikeColor(tk), "alert-pad": pt(alertPad(tk)),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)
+					want[fmt.Sprintf("h%d-style", i+1)] = headingStyle(tk.HeadingItalic[i])
+					want[fmt.Sprintf("h%d-weight", i+1)] = headingWeight(tk.HeadingRegular[i])
+					want[fmt.Sprintf("h%d-color", i+1)] = headingColor(tk, i)
 				}
 				for k, v := range want {
 					if vars[k] != v {

@@ -500,7 +500,20 @@ type Tokens struct {
 	TableStripe string `protobuf:"bytes,30,opt,name=table_stripe,json=tableStripe,proto3" json:"table_stripe,omitempty"`
 	// link_plain: links are not underlined, only coloured; false (a styler
 	// older than it): underlined.
-	LinkPlain     bool `protobuf:"varint,31,opt,name=link_plain,json=linkPlain,proto3" json:"link_plain,omitempty"`
+	LinkPlain bool `protobuf:"varint,31,opt,name=link_plain,json=linkPlain,proto3" json:"link_plain,omitempty"`
+	// heading_italic, heading_regular and heading_muted say, level by level
+	// (h1..h6), that a heading is italic, of the text's weight rather than
+	// bold, and in muted_color rather than heading_color; absent (a styler
+	// older than them): bold, upright, in heading_color.
+	HeadingItalic  []bool `protobuf:"varint,32,rep,packed,name=heading_italic,json=headingItalic,proto3" json:"heading_italic,omitempty"`
+	HeadingRegular []bool `protobuf:"varint,33,rep,packed,name=heading_regular,json=headingRegular,proto3" json:"heading_regular,omitempty"`
+	HeadingMuted   []bool `protobuf:"varint,34,rep,packed,name=heading_muted,json=headingMuted,proto3" json:"heading_muted,omitempty"`
+	// strike_muted: struck-through text, and its line, is in muted_color;
+	// false (a styler older than it): in the colour of the text around it.
+	StrikeMuted bool `protobuf:"varint,35,opt,name=strike_muted,json=strikeMuted,proto3" json:"strike_muted,omitempty"`
+	// alert_padding: the space inside an alert above its first line and
+	// below its last; zero (a styler older than it): quote_padding.
+	AlertPadding  float64 `protobuf:"fixed64,36,opt,name=alert_padding,json=alertPadding,proto3" json:"alert_padding,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -752,6 +765,41 @@ func (x *Tokens) GetLinkPlain() bool {
 	return false
 }
 
+func (x *Tokens) GetHeadingItalic() []bool {
+	if x != nil {
+		return x.HeadingItalic
+	}
+	return nil
+}
+
+func (x *Tokens) GetHeadingRegular() []bool {
+	if x != nil {
+		return x.HeadingRegular
+	}
+	return nil
+}
+
+func (x *Tokens) GetHeadingMuted() []bool {
+	if x != nil {
+		return x.HeadingMuted
+	}
+	return nil
+}
+
+func (x *Tokens) GetStrikeMuted() bool {
+	if x != nil {
+		return x.StrikeMuted
+	}
+	return false
+}
+
+func (x *Tokens) GetAlertPadding() float64 {
+	if x != nil {
+		return x.AlertPadding
+	}
+	return 0
+}
+
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
 // one is GitHub's for that kind.
 type AlertColors struct {
@@ -983,7 +1031,8 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xc4\b\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\x81\n" +
+	"\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -1025,7 +1074,12 @@ const file_common_proto_rawDesc = "" +
 	"\rquote_padding\x18\x1d \x01(\x01R\fquotePadding\x12!\n" +
 	"\ftable_stripe\x18\x1e \x01(\tR\vtableStripe\x12\x1d\n" +
 	"\n" +
-	"link_plain\x18\x1f \x01(\bR\tlinkPlain\"\x85\x01\n" +
+	"link_plain\x18\x1f \x01(\bR\tlinkPlain\x12%\n" +
+	"\x0eheading_italic\x18  \x03(\bR\rheadingItalic\x12'\n" +
+	"\x0fheading_regular\x18! \x03(\bR\x0eheadingRegular\x12#\n" +
+	"\rheading_muted\x18\" \x03(\bR\fheadingMuted\x12!\n" +
+	"\fstrike_muted\x18# \x01(\bR\vstrikeMuted\x12#\n" +
+	"\ralert_padding\x18$ \x01(\x01R\falertPadding\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
