@@ -126,6 +126,7 @@ type engine struct {
 
 	depth     int
 	listDepth int
+	inItem    bool // the blocks laid out are a list item's own (see list)
 	tight     bool
 	rtl       bool    // the text is right to left (see direction.go)
 	inherit   bool    // blocks follow the direction of their list or quote

@@ -722,11 +722,12 @@ func (e *engine) closeBlock(name string) {
 // (a quote, a list item, a footnote) to it: they end with it, as a
 // browser ends them at the container's end tag, and end tags inside it do
 // not close those opened around it, whose alignment still applies. It
-// returns the function that ends the scope.
+// returns the function that ends the scope. The container's blocks are
+// not a list item's own until the list says so (inItem).
 func (e *engine) blockScope() func() {
-	base, n := e.blockBase, len(e.blockOpen)
-	e.blockBase = n
-	return func() { e.popBlocks(n); e.blockBase = base }
+	base, n, inItem := e.blockBase, len(e.blockOpen), e.inItem
+	e.blockBase, e.inItem = n, false
+	return func() { e.popBlocks(n); e.blockBase, e.inItem = base, inItem }
 }
 
 // preBlock lays out the text of a <pre> element as a code block. Like a

@@ -41,6 +41,9 @@ func (e *engine) list(n *stage.Node) {
 		widest := e.width(strconv.Itoa(start+len(n.Children)-1)+".", st.face(), st.size)
 		indent = math.Max(indent, widest+st.size*0.6)
 	}
+	// Only a list whose parent is the item itself, not a quote or an
+	// HTML element inside it, is li > ul.
+	inItem := e.inItem && len(e.blockOpen) == e.blockBase
 	outer := e.tight
 	e.tight = n.Attr("tight") == "true"
 	e.listDepth++
@@ -65,6 +68,7 @@ func (e *engine) list(n *stage.Node) {
 		}
 		e.markers = append(e.markers, m)
 		end := e.blockScope()
+		e.inItem = true
 		e.blocks(item.Children)
 		end()
 		e.flushMarkers()
@@ -75,8 +79,9 @@ func (e *engine) list(n *stage.Node) {
 	e.listDepth--
 	// A list in a list item has no margin under it (li > ul, li > ol in
 	// both themes): what follows it in the item starts on the next line,
-	// and the item's own gap ends the item.
-	if e.listDepth == 0 {
+	// and the item's own gap ends the item. One in a quote in an item has
+	// a block's margin, as at the top level.
+	if !inItem {
 		e.addGap(e.paraGap())
 	}
 }

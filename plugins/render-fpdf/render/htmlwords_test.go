@@ -78,7 +78,8 @@ func TestHTMLListsAndQuotes(t *testing.T) {
 // TestMarginFreeHTMLLines: a line of an HTML block outside any block
 // element (a lone <br />) or in a <div> has no margin under it, as
 // Chromium lays out an anonymous block and a <div>, and a list in a list
-// item none either (li > ul): the next block follows on the next line.
+// item none either (li > ul): the next block follows on the next line;
+// one in a quote or a <div> in a list item has its margin.
 // fpdf put a paragraph gap under each, so large.md's <br /> between a
 // nested list and a code block, in a list item, took two gaps (19 pt)
 // more than Chromium gives it.
@@ -97,6 +98,10 @@ func TestMarginFreeHTMLLines(t *testing.T) {
 		{"div", "Lead para.\n\n<div>Div line</div>\n\nAfter para.\n", "Div", "After", line},
 		{"nested list", "- Item one\n\n    - alpha\n    - bigint\n\n    After para.\n\n- Item two\n", "bigint", "After", line + 0.3*gap},
 		{"br in a list item", "- Item one\n\n    - alpha\n    - bigint\n\n    <br />\n\n    After para.\n\n- Item two\n", "bigint", "After", 2*line + 0.3*gap},
+		// A list in a quote or a <div> in a list item is not li > ul:
+		// it has its margin, as at the top level.
+		{"list in a quote in a list item", "- Item one\n\n    > - alpha\n    > - bigint\n    >\n    > After para.\n\n- Item two\n", "bigint", "After", line + gap},
+		{"list in a div in a list item", "- Item one\n\n    <div>\n\n    - alpha\n    - bigint\n\n    </div>\n\n    After para.\n\n- Item two\n", "bigint", "After", line + gap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := renderPDF(t, r, req{doc: markdownDoc(t, tc.md), tokens: tk, numbering: "none"})
