@@ -21,6 +21,11 @@ type htmlTable struct {
 	body  []*stage.Node
 	row   []*stage.Node
 	ths   int // the row's cells that are <th>
+	// group is the row group open (thead, tbody, tfoot), or "" for the
+	// tbody a browser makes of rows outside one; rows counts its rows,
+	// of which the themes stripe the even ones (tbody tr:nth-child(even)).
+	group string
+	rows  int
 	trAl  string
 	cell  *stage.Node
 	src   strings.Builder // the cell's HTML, written back from its tokens
@@ -90,9 +95,13 @@ func (h *htmlTable) add(t *token) bool {
 		}
 	case t.kind == tokEnd && (t.name == "td" || t.name == "th"):
 		h.endCell()
-	case t.kind == tokStart && (t.name == "thead" || t.name == "tbody" || t.name == "tfoot"),
-		t.kind == tokEnd && (t.name == "thead" || t.name == "tbody" || t.name == "tfoot"):
+	case t.kind == tokStart && (t.name == "thead" || t.name == "tbody" || t.name == "tfoot"):
 		h.endRow()
+		h.group, h.rows = t.name, 0
+	case t.kind == tokEnd && (t.name == "thead" || t.name == "tbody" || t.name == "tfoot"):
+		h.endRow()
+		// Rows after it are in a tbody of their own.
+		h.group, h.rows = "", 0
 	default:
 		h.write(t)
 	}
@@ -167,6 +176,14 @@ func (h *htmlTable) endRow() {
 		return
 	}
 	row := &stage.Node{Kind: stage.KindTableRow, Children: h.row}
+	// Counted in its row group, as nth-child counts: a leading row of
+	// <th> cells outside a <thead> is the first of its tbody, and each
+	// tbody starts again.
+	if h.group != "thead" && h.group != "tfoot" {
+		if h.rows++; h.rows%2 == 0 {
+			row.Attrs = map[string]string{stripeAttr: "true"}
+		}
+	}
 	// The leading rows of <th> cells are the header, shaded and repeated
 	// on each page the table continues on.
 	if h.ths == len(h.row) && len(h.body) == 0 {
@@ -182,7 +199,7 @@ func (h *htmlTable) endRow() {
 
 // node is the table collected.
 func (h *htmlTable) node() *stage.Node {
-	n := &stage.Node{Kind: stage.KindTable}
+	n := &stage.Node{Kind: stage.KindTable, Attrs: map[string]string{stripeAttr: "rows"}}
 	if h.head != nil {
 		n.Children = append(n.Children, h.head)
 	}

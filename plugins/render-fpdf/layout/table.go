@@ -27,6 +27,14 @@ type tableRow struct {
 	stripe bool
 }
 
+// stripeAttr marks the rows of an HTML table that are even ones of their
+// row group ("true"), and on the table says its rows are marked so
+// ("rows"): a browser counts each tbody's rows, a leading row of <th>
+// cells outside a <thead> among them, where a Markdown table's body rows
+// simply alternate. The NUL keeps it apart from any attribute the parser
+// sends.
+const stripeAttr = "\x00stripe"
+
 // table lays out a GFM table: column widths from content, cells wrapped,
 // borders and a shaded header row that is repeated on every page the table
 // continues on. A row taller than a page is split between lines.
@@ -59,8 +67,10 @@ func (e *engine) table(n *stage.Node) {
 	for len(rows) > 0 && rows[0].header {
 		head, rows = append(head, rows[0]), rows[1:]
 	}
-	for i := 1; i < len(rows); i += 2 {
-		rows[i].stripe = e.th.striped
+	if n.Attr(stripeAttr) == "" {
+		for i := 1; i < len(rows); i += 2 {
+			rows[i].stripe = true
+		}
 	}
 	headH := 0.0
 	for _, r := range head {
@@ -113,7 +123,7 @@ func (e *engine) tableRows(n *stage.Node) []tableRow {
 	var rows []tableRow
 	var add func(r *stage.Node, header bool)
 	add = func(r *stage.Node, header bool) {
-		row := tableRow{header: header}
+		row := tableRow{header: header, stripe: r.Attr(stripeAttr) == "true"}
 		for _, c := range r.Children {
 			if c == nil {
 				continue
@@ -315,7 +325,7 @@ func (e *engine) rowChunk(r tableRow, next []int, widths []float64, room float64
 	switch {
 	case r.header:
 		e.add(Item{Kind: Fill, X: left, Y: top, W: sum(widths), H: h, Color: e.th.tableHeaderFill})
-	case r.stripe:
+	case r.stripe && e.th.striped:
 		e.add(Item{Kind: Fill, X: left, Y: top, W: sum(widths), H: h, Color: e.th.stripe})
 	}
 	x := left

@@ -125,26 +125,37 @@ func fillRunAround(w, h int, px []byte, dpi int, x float64, c colour, word bboxW
 // modern.css's tbody tr:nth-child(even) does on Chromium, from the tokens'
 // TableStripe: the second and fourth body rows, not the header or the
 // others. Without it (an older styler, basic) no row is. modern's tables
-// printed unstriped.
+// printed unstriped. An HTML table's rows are counted as a browser groups
+// them: a leading row of <th> cells outside a <thead> is the first of its
+// tbody, and each tbody counts from one; the rows after such a header
+// were counted from the one under it, and rowone and rowthree printed
+// white where Chromium shades them.
 func TestTableStripeFromTokens(t *testing.T) {
 	needTool(t, "pdftotext")
 	needTool(t, "pdftoppm")
 	r := newRenderer(t, `{}`)
-	d := markdownDoc(t, "| Name | Value |\n|---|---|\n| rowone | 1 |\n| rowtwo | 2 |\n| rowthree | 3 |\n| rowfour | 4 |\n| rowfive | 5 |\n")
+	const md = "| Name | Value |\n|---|---|\n| rowone | 1 |\n| rowtwo | 2 |\n| rowthree | 3 |\n| rowfour | 4 |\n| rowfive | 5 |\n"
 	striped := modernTokens
 	striped.TableStripe = "#f8fafc"
 	const dpi = 144
 	stripe := colour{0xf8, 0xfa, 0xfc, 2}
 	for _, tc := range []struct {
-		name   string
-		tokens stage.Tokens
-		shaded map[string]bool
+		name, md string
+		tokens   stage.Tokens
+		shaded   map[string]bool
 	}{
-		{"none sent", modernTokens, map[string]bool{}},
-		{"modern", striped, map[string]bool{"rowtwo": true, "rowfour": true}},
+		{"none sent", md, modernTokens, map[string]bool{}},
+		{"modern", md, striped, map[string]bool{"rowtwo": true, "rowfour": true}},
+		{"html header in the tbody", "<table>\n<tr><th>Name</th><th>Value</th></tr>\n<tr><td>rowone</td><td>1</td></tr>\n" +
+			"<tr><td>rowtwo</td><td>2</td></tr>\n<tr><td>rowthree</td><td>3</td></tr>\n</table>\n",
+			striped, map[string]bool{"rowone": true, "rowthree": true}},
+		{"html thead and two tbodies", "<table>\n<thead><tr><th>Name</th><th>Value</th></tr></thead>\n" +
+			"<tbody><tr><td>rowone</td><td>1</td></tr><tr><td>rowtwo</td><td>2</td></tr><tr><td>rowthree</td><td>3</td></tr></tbody>\n" +
+			"<tbody><tr><td>rowfour</td><td>4</td></tr><tr><td>rowfive</td><td>5</td></tr></tbody>\n</table>\n",
+			striped, map[string]bool{"rowtwo": true, "rowfive": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := renderPDF(t, r, req{doc: d, tokens: tc.tokens, numbering: stage.NumberingNone})
+			resp := renderPDF(t, r, req{doc: markdownDoc(t, tc.md), tokens: tc.tokens, numbering: stage.NumberingNone})
 			words := map[string]bboxWord{}
 			for _, w := range pdfBoxes(t, resp.PDF)[0].Words {
 				words[w.Text] = w
@@ -153,6 +164,9 @@ func TestTableStripeFromTokens(t *testing.T) {
 			for _, name := range []string{"Name", "rowone", "rowtwo", "rowthree", "rowfour", "rowfive"} {
 				word := words[name]
 				if word.Text == "" {
+					if !strings.Contains(tc.md, name) {
+						continue
+					}
 					t.Fatalf("no %q among the words read back: %v", name, words)
 				}
 				// Beside the word and above it, inside its cell.
