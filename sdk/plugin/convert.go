@@ -74,6 +74,7 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		CodeIndent:  t.CodeIndent, CodeRule: t.CodeRule, QuoteIndent: t.QuoteIndent, QuoteItalic: t.QuoteItalic,
 		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding, TableStripe: t.TableStripe,
 		LinkPlain: t.LinkPlain, StrikeMuted: t.StrikeMuted, AlertPadding: t.AlertPadding,
+		ListItemSpacing: t.ListItemSpacing,
 	}
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
@@ -136,6 +137,7 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		CodeIndent:  t.GetCodeIndent(), CodeRule: t.GetCodeRule(), QuoteIndent: t.GetQuoteIndent(), QuoteItalic: t.GetQuoteItalic(),
 		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(), TableStripe: t.GetTableStripe(),
 		LinkPlain: t.GetLinkPlain(), StrikeMuted: t.GetStrikeMuted(), AlertPadding: t.GetAlertPadding(),
+		ListItemSpacing: t.GetListItemSpacing(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())

@@ -94,6 +94,11 @@ type Tokens struct {
 	// AlertPadding is the space inside an alert above its first line and
 	// below its last. Zero: QuotePadding, as a quote's.
 	AlertPadding float64
+	// ListItemSpacing is the space between one list item and the next,
+	// and above a list nested in an item, as CSS's li + li and li > ul
+	// margins: the larger of it and the margin of the block that ends
+	// the item before counts. Zero: none.
+	ListItemSpacing float64
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

@@ -138,12 +138,24 @@ func (e *engine) block(n *stage.Node, rest []*stage.Node) {
 	}
 }
 
+// paraGap is the margin under a paragraph: half a gap directly in a list
+// item (li > p in the themes), and none in a tight list's, whose text is
+// no <p> at all but the item's own, with nothing under it but the next
+// item's spacing.
 func (e *engine) paraGap() float64 {
-	if e.tight {
-		return e.th.gap * 0.3
+	switch {
+	case !e.inItem():
+		return e.th.gap
+	case e.tight:
+		return 0
 	}
-	return e.th.gap
+	return e.th.gap / 2
 }
+
+// inItem reports whether the block being laid out is directly in a list
+// item: the text of a tight item, laid out without a block of its own, is
+// one level up.
+func (e *engine) inItem() bool { return e.itemDepth > 0 && e.depth <= e.itemDepth }
 
 func (e *engine) paragraph(ns []*stage.Node) {
 	defer e.restoreDirection(e.rtl, e.inherit)

@@ -126,8 +126,10 @@ type engine struct {
 
 	depth     int
 	listDepth int
-	inItem    bool // the blocks laid out are a list item's own (see list)
 	tight     bool
+	// itemDepth is the depth of the blocks directly in the list item
+	// being laid out (0: none), which CSS spaces as li > p and li > ul.
+	itemDepth int
 	rtl       bool    // the text is right to left (see direction.go)
 	inherit   bool    // blocks follow the direction of their list or quote
 	color     RGB     // text colour of the current container

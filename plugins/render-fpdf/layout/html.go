@@ -216,8 +216,9 @@ var blockTags = map[string]bool{
 	"details": true, "summary": true, "center": true, "address": true, "hr": true, "body": true, "html": true,
 }
 
-// marginFree are the block elements the themes' CSS gives no margin.
-var marginFree = map[string]bool{"div": true, "center": true}
+// marginFree are the block elements the themes' CSS gives no margin: an
+// <li>'s spacing from the item before it comes as it opens (htmlItem).
+var marginFree = map[string]bool{"div": true, "center": true, "li": true}
 
 // htmlState is the raw HTML elements open across a run of inline nodes.
 type htmlState struct {
@@ -415,7 +416,7 @@ func (e *engine) htmlBlock(src string) {
 			// a <div> or <center> has no margin in the themes: nothing
 			// under them but the next block's own margin.
 			if n := len(e.blockOpen); n > e.blockBase && !marginFree[e.blockOpen[n-1].name] {
-				e.addGap(e.paraGap())
+				e.addGap(e.htmlGap(n - 1))
 			}
 		} else {
 			for _, a := range in.atoms {
@@ -574,11 +575,13 @@ type blockOpen struct {
 	// indent is how far a <ul> or <ol> moved the column's left edge in,
 	// given back when it closes; next is the number of an <ol>'s next
 	// item, step what the next one after adds (-1 when reversed), and
-	// typ its type attribute, the counter style numbers are printed in.
+	// typ its type attribute, the counter style numbers are printed in;
+	// items counts a list's items opened so far.
 	indent float64
 	next   int
 	step   int
 	typ    string
+	items  int
 }
 
 // align is the alignment the open HTML block elements give the text and
@@ -637,6 +640,9 @@ func (e *engine) openBlock(t *token, reversedItems int) {
 	if len(e.blockOpen) < maxDepth {
 		b := blockOpen{name: t.name, al: al, dir: dir}
 		if t.name == "ul" || t.name == "ol" {
+			if e.inHTMLItem(len(e.blockOpen)) {
+				e.addGap(e.th.itemGap) // li > ul
+			}
 			st := e.baseStyle()
 			b.indent = e.indent(st.size * 1.5)
 			b.next, b.step, b.typ = 1, 1, strings.TrimSpace(t.attr("type"))
@@ -676,6 +682,12 @@ func (e *engine) htmlItem(t *token) {
 			depth++
 		}
 	}
+	if list != nil {
+		if list.items > 0 {
+			e.addGap(e.th.itemGap) // li + li
+		}
+		list.items++
+	}
 	if list != nil && list.name == "ol" {
 		if n, ok := listNumber(t.attr("value")); ok {
 			list.next = n
@@ -708,26 +720,47 @@ func (e *engine) closeP() {
 
 // closeBlock closes the innermost open element of that name in the
 // current container and those opened inside it, as a browser's end tag
-// does; an end tag with nothing of its name open is ignored.
+// does; an end tag with nothing of its name open is ignored. A list ends
+// with its margin under it, none in a list item (li > ul).
 func (e *engine) closeBlock(name string) {
 	for i := len(e.blockOpen) - 1; i >= e.blockBase; i-- {
 		if e.blockOpen[i].name == name {
+			if (name == "ul" || name == "ol") && !e.inHTMLItem(i) {
+				e.addGap(e.th.gap)
+			}
 			e.popBlocks(i)
 			return
 		}
 	}
 }
 
+// inHTMLItem reports whether the open element at i is directly in a list
+// item: a raw <li>, or the Markdown item an HTML block is directly in.
+func (e *engine) inHTMLItem(i int) bool {
+	if i > e.blockBase {
+		return e.blockOpen[i-1].name == "li"
+	}
+	return e.inItem()
+}
+
+// htmlGap is the margin under the text of the open element at i: half a
+// gap for a <p> directly in a list item (li > p), a paragraph's else.
+func (e *engine) htmlGap(i int) float64 {
+	if e.blockOpen[i].name == "p" && e.inHTMLItem(i) {
+		return e.th.gap / 2
+	}
+	return e.paraGap()
+}
+
 // blockScope confines the HTML block elements opened inside a container
 // (a quote, a list item, a footnote) to it: they end with it, as a
 // browser ends them at the container's end tag, and end tags inside it do
 // not close those opened around it, whose alignment still applies. It
-// returns the function that ends the scope. The container's blocks are
-// not a list item's own until the list says so (inItem).
+// returns the function that ends the scope.
 func (e *engine) blockScope() func() {
-	base, n, inItem := e.blockBase, len(e.blockOpen), e.inItem
-	e.blockBase, e.inItem = n, false
-	return func() { e.popBlocks(n); e.blockBase, e.inItem = base, inItem }
+	base, n := e.blockBase, len(e.blockOpen)
+	e.blockBase = n
+	return func() { e.popBlocks(n); e.blockBase = base }
 }
 
 // preBlock lays out the text of a <pre> element as a code block. Like a

@@ -41,18 +41,26 @@ func (e *engine) list(n *stage.Node) {
 		widest := e.width(strconv.Itoa(start+len(n.Children)-1)+".", st.face(), st.size)
 		indent = math.Max(indent, widest+st.size*0.6)
 	}
+	// A list directly in an item has its item spacing above it and no
+	// margin under it (li > ul, li > ol in the themes): what follows it
+	// in the item starts under its last item's last block's own margin.
 	// Only a list whose parent is the item itself, not a quote or an
 	// HTML element inside it, is li > ul.
-	inItem := e.inItem && len(e.blockOpen) == e.blockBase
-	outer := e.tight
-	e.tight = n.Attr("tight") == "true"
-	e.listDepth++
-	gap := e.th.gap * 0.8
-	if e.tight {
-		gap = e.th.gap * 0.3
+	nested := e.inItem() && len(e.blockOpen) == e.blockBase
+	if nested {
+		e.addGap(e.th.itemGap)
 	}
+	outer, outerItem := e.tight, e.itemDepth
+	e.tight = n.Attr("tight") == "true"
+	e.itemDepth = e.depth + 1
+	e.listDepth++
 	for i, item := range n.Children {
 		e.tick()
+		if i > 0 {
+			// li + li: collapses with the margin of the block that ends
+			// the item before, the larger counting.
+			e.addGap(e.th.itemGap)
+		}
 		d := e.indentStart(indent)
 		m := marker{st: st, right: e.x0 - st.size*0.45, left: e.x1 + st.size*0.45, rtl: e.rtl}
 		switch {
@@ -68,21 +76,15 @@ func (e *engine) list(n *stage.Node) {
 		}
 		e.markers = append(e.markers, m)
 		end := e.blockScope()
-		e.inItem = true
 		e.blocks(item.Children)
 		end()
 		e.flushMarkers()
 		e.outdentStart(d)
-		e.addGap(gap)
 	}
-	e.tight = outer
+	e.tight, e.itemDepth = outer, outerItem
 	e.listDepth--
-	// A list in a list item has no margin under it (li > ul, li > ol in
-	// both themes): what follows it in the item starts on the next line,
-	// and the item's own gap ends the item. One in a quote in an item has
-	// a block's margin, as at the top level.
-	if !inItem {
-		e.addGap(e.paraGap())
+	if !nested {
+		e.addGap(e.th.gap)
 	}
 }
 

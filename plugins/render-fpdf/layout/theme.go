@@ -58,6 +58,9 @@ type theme struct {
 	headingItalic, headingRegular, headingMuted [6]bool
 	// strikeMuted draws struck-through text in muted.
 	strikeMuted bool
+	// itemGap is the space between one list item and the next, and above
+	// a list nested in an item.
+	itemGap float64
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -130,6 +133,7 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.linkPlain = t.LinkPlain
 	th.headingItalic, th.headingRegular, th.headingMuted = t.HeadingItalic, t.HeadingRegular, t.HeadingMuted
 	th.strikeMuted = t.StrikeMuted
+	th.itemGap = positive(t.ListItemSpacing, 0, 144)
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

@@ -90,14 +90,13 @@ func TestMarginFreeHTMLLines(t *testing.T) {
 	line, gap := tk.FontSize*tk.LineHeight, tk.ParagraphSpacing
 	for _, tc := range []struct {
 		name, md, from, to string
-		// want is how far below from's line to's starts; a tight list's
-		// items have 0.3 of a gap after each.
+		// want is how far below from's line to's starts.
 		want float64
 	}{
 		{"lone br", "Lead para.\n\n<br />\n\nAfter para.\n", "Lead", "After", 2*line + gap},
 		{"div", "Lead para.\n\n<div>Div line</div>\n\nAfter para.\n", "Div", "After", line},
-		{"nested list", "- Item one\n\n    - alpha\n    - bigint\n\n    After para.\n\n- Item two\n", "bigint", "After", line + 0.3*gap},
-		{"br in a list item", "- Item one\n\n    - alpha\n    - bigint\n\n    <br />\n\n    After para.\n\n- Item two\n", "bigint", "After", 2*line + 0.3*gap},
+		{"nested list", "- Item one\n\n    - alpha\n    - bigint\n\n    After para.\n\n- Item two\n", "bigint", "After", line},
+		{"br in a list item", "- Item one\n\n    - alpha\n    - bigint\n\n    <br />\n\n    After para.\n\n- Item two\n", "bigint", "After", 2 * line},
 		// A list in a quote or a <div> in a list item is not li > ul:
 		// it has its margin, as at the top level.
 		{"list in a quote in a list item", "- Item one\n\n    > - alpha\n    > - bigint\n    >\n    > After para.\n\n- Item two\n", "bigint", "After", line + gap},

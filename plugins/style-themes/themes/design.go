@@ -68,6 +68,9 @@ type design struct {
 	// AlertPadding is the space inside an alert above and below (0: a
 	// quote's, quotePadding).
 	AlertPadding float64 `json:"alertPadding"`
+	// ListItemSpacing is the space between one list item and the next
+	// and above a list nested in an item (0: none).
+	ListItemSpacing float64 `json:"listItemSpacing"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -173,6 +176,8 @@ var modernDesign = design{
 	StrikeMuted:  true,
 	// An alert 0.5em inside its shade, roomier than a quote.
 	AlertPadding: 5.25,
+	// List items 0.3em apart.
+	ListItemSpacing: 3.15,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -240,6 +245,7 @@ func (d design) validate() error {
 		{"quoteIndent", d.QuoteIndent, 0, 144},
 		{"quotePadding", d.QuotePadding, 0, 144},
 		{"alertPadding", d.AlertPadding, 0, 144},
+		{"listItemSpacing", d.ListItemSpacing, 0, 144},
 	}
 	for i, p := range d.CodePadding {
 		sizes = append(sizes, struct {
@@ -347,11 +353,12 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		TableStripe:  d.TableStripe,
 		LinkPlain:    d.LinkPlain,
 		// Flags, not sizes: the same on every page.
-		HeadingItalic:  d.HeadingItalic,
-		HeadingRegular: d.HeadingRegular,
-		HeadingMuted:   d.HeadingMuted,
-		StrikeMuted:    d.StrikeMuted,
-		AlertPadding:   round2(d.AlertPadding * typ),
+		HeadingItalic:   d.HeadingItalic,
+		HeadingRegular:  d.HeadingRegular,
+		HeadingMuted:    d.HeadingMuted,
+		StrikeMuted:     d.StrikeMuted,
+		AlertPadding:    round2(d.AlertPadding * typ),
+		ListItemSpacing: round2(d.ListItemSpacing * typ),
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

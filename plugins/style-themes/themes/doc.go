@@ -48,7 +48,7 @@
 //	   "warning": "#9a6700", "caution": "#d1242f"},
 //	 "codeIndent": 14.66, "codeRule": 0.75, "codePadding": [1.96, 7.82, 0],
 //	 "quoteIndent": 17.25, "quoteItalic": true, "quoteFill": "#f6f6f6", "quotePadding": 4,
-//	 "alertPadding": 6,
+//	 "alertPadding": 6, "listItemSpacing": 3,
 //	 "tableStripe": "#fafafa", "linkPlain": false,
 //	 "headingItalic": [false, false, false, false, true, true],
 //	 "headingRegular": [false, false, false, false, false, true],
@@ -71,8 +71,10 @@
 // alerts ("" for none) and quotePadding the space inside a quote above its
 // first line and below its last, alertPadding an alert's (0: a quote's);
 // tableStripe is the ground of a table's second, fourth (and so on) body
-// row ("" for none), and linkPlain prints links without an underline. headingItalic, headingRegular and
-// headingMuted set h1..h6, level by level, in italics, at the text's
+// row ("" for none), and linkPlain prints links without an underline.
+// listItemSpacing is the space between one list item and the next and
+// above a list nested in an item (0: none). headingItalic, headingRegular
+// and headingMuted set h1..h6, level by level, in italics, at the text's
 // weight rather than bold, and in mutedColor rather than headingColor;
 // strikeMuted prints struck-through text in mutedColor. render-fpdf draws
 // them from the tokens.

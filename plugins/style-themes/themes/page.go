@@ -91,6 +91,7 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"link-decoration", linkDecoration(t.LinkPlain)},
 		{"strike-color", strikeColor(t)},
 		{"alert-pad", pt(alertPad(t))},
+		{"list-item-space", pt(t.ListItemSpacing)},
 	}
 	for i := range t.HeadingSizes {
 		h := fmt.Sprintf("h%d-", i+1)

@@ -337,6 +337,7 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"quote-bg": fill(tk.QuoteFill), "quote-pad": pt(tk.QuotePadding),
 					"table-stripe": fill(tk.TableStripe), "link-decoration": linkDecoration(tk.LinkPlain),
 					"strike-color": strikeColor(tk), "alert-pad": pt(alertPad(tk)),
+					"list-item-space": pt(tk.ListItemSpacing),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)

@@ -513,9 +513,13 @@ type Tokens struct {
 	StrikeMuted bool `protobuf:"varint,35,opt,name=strike_muted,json=strikeMuted,proto3" json:"strike_muted,omitempty"`
 	// alert_padding: the space inside an alert above its first line and
 	// below its last; zero (a styler older than it): quote_padding.
-	AlertPadding  float64 `protobuf:"fixed64,36,opt,name=alert_padding,json=alertPadding,proto3" json:"alert_padding,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	AlertPadding float64 `protobuf:"fixed64,36,opt,name=alert_padding,json=alertPadding,proto3" json:"alert_padding,omitempty"`
+	// list_item_spacing: the space between one list item and the next, and
+	// above a list nested in an item, a margin that collapses with those of
+	// the blocks beside it; zero (a styler older than it too): none.
+	ListItemSpacing float64 `protobuf:"fixed64,37,opt,name=list_item_spacing,json=listItemSpacing,proto3" json:"list_item_spacing,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Tokens) Reset() {
@@ -800,6 +804,13 @@ func (x *Tokens) GetAlertPadding() float64 {
 	return 0
 }
 
+func (x *Tokens) GetListItemSpacing() float64 {
+	if x != nil {
+		return x.ListItemSpacing
+	}
+	return 0
+}
+
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
 // one is GitHub's for that kind.
 type AlertColors struct {
@@ -1031,7 +1042,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\x81\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xad\n" +
 	"\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
@@ -1079,7 +1090,8 @@ const file_common_proto_rawDesc = "" +
 	"\x0fheading_regular\x18! \x03(\bR\x0eheadingRegular\x12#\n" +
 	"\rheading_muted\x18\" \x03(\bR\fheadingMuted\x12!\n" +
 	"\fstrike_muted\x18# \x01(\bR\vstrikeMuted\x12#\n" +
-	"\ralert_padding\x18$ \x01(\x01R\falertPadding\"\x85\x01\n" +
+	"\ralert_padding\x18$ \x01(\x01R\falertPadding\x12*\n" +
+	"\x11list_item_spacing\x18% \x01(\x01R\x0flistItemSpacing\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
