@@ -74,7 +74,7 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		CodeIndent:  t.CodeIndent, CodeRule: t.CodeRule, QuoteIndent: t.QuoteIndent, QuoteItalic: t.QuoteItalic,
 		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding, TableStripe: t.TableStripe,
 		LinkPlain: t.LinkPlain, StrikeMuted: t.StrikeMuted, AlertPadding: t.AlertPadding,
-		ListItemSpacing: t.ListItemSpacing,
+		ListItemSpacing: t.ListItemSpacing, CodeSize: t.CodeSize, CodeLineHeight: t.CodeLineHeight,
 	}
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
@@ -137,7 +137,7 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		CodeIndent:  t.GetCodeIndent(), CodeRule: t.GetCodeRule(), QuoteIndent: t.GetQuoteIndent(), QuoteItalic: t.GetQuoteItalic(),
 		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(), TableStripe: t.GetTableStripe(),
 		LinkPlain: t.GetLinkPlain(), StrikeMuted: t.GetStrikeMuted(), AlertPadding: t.GetAlertPadding(),
-		ListItemSpacing: t.GetListItemSpacing(),
+		ListItemSpacing: t.GetListItemSpacing(), CodeSize: t.GetCodeSize(), CodeLineHeight: t.GetCodeLineHeight(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())

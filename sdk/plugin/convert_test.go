@@ -12,7 +12,7 @@ import (
 // TestTokensCrossWhole sends tokens through their wire form and back: the
 // alerts' colours and the block styles (code blocks' indent, rule and
 // padding, quotes' indent, italics, fill and padding, alerts' padding,
-// lists' item spacing, tables' stripes, links' underline, headings'
+// lists' item spacing, code's size and line height, tables' stripes, links' underline, headings'
 // italics, weight and colour, struck text's colour) reach a renderer, and
 // tokens without them (an older styler's) arrive without them, for the
 // renderer to draw its defaults.
@@ -22,6 +22,7 @@ func TestTokensCrossWhole(t *testing.T) {
 		{Theme: "modern", AlertColors: stage.AlertColors{Warning: "#ff0000"}, CodePalette: stage.CodePalette{Keyword: "#00ff00"}},
 		{Theme: "basic-blocks", CodeIndent: 14.66, CodeRule: 0.75, CodePadding: [3]float64{1.96, 7.82, 0}, QuoteIndent: 17.25, QuoteItalic: true},
 		{Theme: "padded", CodePadding: [3]float64{0, 0, 3}},
+		{Theme: "basic-code", CodeSize: 0.85, CodeLineHeight: 1.3},
 		{Theme: "modern-quotes", QuoteFill: "#f1f5f9", QuotePadding: 3.68, TableStripe: "#f8fafc", LinkPlain: true, StrikeMuted: true, AlertPadding: 5.25, ListItemSpacing: 3.15},
 		{Theme: "basic-headings", HeadingItalic: [6]bool{4: true, 5: true}, HeadingRegular: [6]bool{5: true}, HeadingMuted: [6]bool{5: true}},
 		{Theme: "old"},

@@ -99,6 +99,12 @@ type Tokens struct {
 	// margins: the larger of it and the margin of the block that ends
 	// the item before counts. Zero: none.
 	ListItemSpacing float64
+	// CodeSize is the size of code, in a block and in a line of text, as
+	// a multiple of the size of the text around it (CSS's em). Zero: 0.9.
+	CodeSize float64
+	// CodeLineHeight is the height of a code block's line as a multiple
+	// of its code's size. Zero: 1.35.
+	CodeLineHeight float64
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

@@ -352,7 +352,7 @@ func (e *engine) blockLead(n *stage.Node, depth int) float64 {
 			return e.th.gap + e.fitDisplay(a).height()
 		}
 		lines := float64(keptLines(strings.Count(strings.TrimSuffix(n.Text, "\n"), "\n")+1, codeOrphans, codeWidows))
-		return e.th.gap + lines*e.th.codeSize*codeLineHeight + 2*e.th.codePad[0]
+		return e.th.gap + lines*e.th.codeSize*e.th.codeLineHeight + 2*e.th.codePad[0]
 	case stage.KindTable:
 		return e.th.gap + 2*(body+2*cellPadY)
 	case stage.KindList:
@@ -468,8 +468,6 @@ func keptLines(n, orphans, widows int) int {
 	return orphans
 }
 
-const codeLineHeight = 1.35
-
 // codeBlock lays out preformatted text on a shaded ground, set in by the
 // theme's indent behind its rule. Long lines wrap between characters; the
 // block breaks across pages between lines, each page's part shaded and
@@ -489,7 +487,7 @@ func (e *engine) codeBlock(code string, spans []highlight.Span) {
 	for src := range e.codeLines(code, spans, st) {
 		e.tick()
 		for _, l := range e.breakLines(e.preAtoms(src), width, strut) {
-			l.h = st.size * codeLineHeight
+			l.h = st.size * e.th.codeLineHeight
 			lines = append(lines, l)
 		}
 	}

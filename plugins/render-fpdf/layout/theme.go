@@ -17,7 +17,9 @@ type theme struct {
 
 	size, lineHeight float64
 	headingSizes     [6]float64
-	codeSize         float64
+	// codeSize is the size of code in body text, codeLineHeight a code
+	// block's line height as a multiple of its code's size.
+	codeSize, codeLineHeight float64
 
 	text, headingColor, link, muted, rule, codeBg, codeText, quoteBar, tableHeaderFill, accent RGB
 
@@ -115,7 +117,8 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	for i := range th.headingSizes {
 		th.headingSizes[i] = positive(t.HeadingSizes[i], d.HeadingSizes[i]*th.size/d.FontSize, 144)
 	}
-	th.codeSize = th.size * 0.9
+	th.codeSize = th.size * positive(t.CodeSize, 0.9, 3)
+	th.codeLineHeight = positive(t.CodeLineHeight, 1.35, 4)
 	th.codeIndent = positive(t.CodeIndent, 0, 144)
 	th.codeRule = positive(t.CodeRule, 0, 12)
 	th.codePad = [3]float64{th.codeSize * 0.7, th.codeSize * 0.7, th.codeSize * 0.7}

@@ -71,6 +71,11 @@ type design struct {
 	// ListItemSpacing is the space between one list item and the next
 	// and above a list nested in an item (0: none).
 	ListItemSpacing float64 `json:"listItemSpacing"`
+	// CodeSize is the size of code as a multiple of the text around it
+	// (em), CodeLineHeight a code block's line height as a multiple of
+	// its code's size.
+	CodeSize       float64 `json:"codeSize"`
+	CodeLineHeight float64 `json:"codeLineHeight"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -178,6 +183,8 @@ var modernDesign = design{
 	AlertPadding: 5.25,
 	// List items 0.3em apart.
 	ListItemSpacing: 3.15,
+	CodeSize:        0.88,
+	CodeLineHeight:  1.45,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -217,6 +224,8 @@ var basicDesign = design{
 	// italics, h6 by italics alone.
 	HeadingItalic:  [6]bool{4: true, 5: true},
 	HeadingRegular: [6]bool{5: true},
+	CodeSize:       0.85,
+	CodeLineHeight: 1.3,
 }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -246,6 +255,8 @@ func (d design) validate() error {
 		{"quotePadding", d.QuotePadding, 0, 144},
 		{"alertPadding", d.AlertPadding, 0, 144},
 		{"listItemSpacing", d.ListItemSpacing, 0, 144},
+		{"codeSize", d.CodeSize, 0.3, 3},
+		{"codeLineHeight", d.CodeLineHeight, 0.8, 4},
 	}
 	for i, p := range d.CodePadding {
 		sizes = append(sizes, struct {
@@ -359,6 +370,9 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		StrikeMuted:     d.StrikeMuted,
 		AlertPadding:    round2(d.AlertPadding * typ),
 		ListItemSpacing: round2(d.ListItemSpacing * typ),
+		// Multiples, the same on every page.
+		CodeSize:       d.CodeSize,
+		CodeLineHeight: d.CodeLineHeight,
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

@@ -49,6 +49,9 @@ func pt(v float64) string {
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) + "pt"
 }
 
+// em formats a multiple of the size around for CSS.
+func em(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "em" }
+
 // writeVars writes the tokens as the custom properties the stylesheets
 // read.
 func writeVars(b *strings.Builder, s scaled) {
@@ -92,6 +95,8 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"strike-color", strikeColor(t)},
 		{"alert-pad", pt(alertPad(t))},
 		{"list-item-space", pt(t.ListItemSpacing)},
+		{"code-size", em(t.CodeSize)},
+		{"code-line-height", strconv.FormatFloat(t.CodeLineHeight, 'f', -1, 64)},
 	}
 	for i := range t.HeadingSizes {
 		h := fmt.Sprintf("h%d-", i+1)

@@ -337,7 +337,8 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"quote-bg": fill(tk.QuoteFill), "quote-pad": pt(tk.QuotePadding),
 					"table-stripe": fill(tk.TableStripe), "link-decoration": linkDecoration(tk.LinkPlain),
 					"strike-color": strikeColor(tk), "alert-pad": pt(alertPad(tk)),
-					"list-item-space": pt(tk.ListItemSpacing),
+					"list-item-space": pt(tk.ListItemSpacing), "code-size": em(tk.CodeSize),
+					"code-line-height": strconv.FormatFloat(tk.CodeLineHeight, 'f', -1, 64),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)

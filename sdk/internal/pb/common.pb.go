@@ -518,8 +518,15 @@ type Tokens struct {
 	// above a list nested in an item, a margin that collapses with those of
 	// the blocks beside it; zero (a styler older than it too): none.
 	ListItemSpacing float64 `protobuf:"fixed64,37,opt,name=list_item_spacing,json=listItemSpacing,proto3" json:"list_item_spacing,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// code_size: the size of code, in a block and in a line of text, as a
+	// multiple of the size of the text around it (CSS's em); zero (a styler
+	// older than it): 0.9.
+	CodeSize float64 `protobuf:"fixed64,38,opt,name=code_size,json=codeSize,proto3" json:"code_size,omitempty"`
+	// code_line_height: the height of a code block's line as a multiple of
+	// its code's size; zero (a styler older than it): 1.35.
+	CodeLineHeight float64 `protobuf:"fixed64,39,opt,name=code_line_height,json=codeLineHeight,proto3" json:"code_line_height,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Tokens) Reset() {
@@ -811,6 +818,20 @@ func (x *Tokens) GetListItemSpacing() float64 {
 	return 0
 }
 
+func (x *Tokens) GetCodeSize() float64 {
+	if x != nil {
+		return x.CodeSize
+	}
+	return 0
+}
+
+func (x *Tokens) GetCodeLineHeight() float64 {
+	if x != nil {
+		return x.CodeLineHeight
+	}
+	return 0
+}
+
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
 // one is GitHub's for that kind.
 type AlertColors struct {
@@ -1042,7 +1063,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xad\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xf4\n" +
 	"\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
@@ -1091,7 +1112,9 @@ const file_common_proto_rawDesc = "" +
 	"\rheading_muted\x18\" \x03(\bR\fheadingMuted\x12!\n" +
 	"\fstrike_muted\x18# \x01(\bR\vstrikeMuted\x12#\n" +
 	"\ralert_padding\x18$ \x01(\x01R\falertPadding\x12*\n" +
-	"\x11list_item_spacing\x18% \x01(\x01R\x0flistItemSpacing\"\x85\x01\n" +
+	"\x11list_item_spacing\x18% \x01(\x01R\x0flistItemSpacing\x12\x1b\n" +
+	"\tcode_size\x18& \x01(\x01R\bcodeSize\x12(\n" +
+	"\x10code_line_height\x18' \x01(\x01R\x0ecodeLineHeight\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
