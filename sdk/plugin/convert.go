@@ -75,9 +75,13 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding, TableStripe: t.TableStripe,
 		LinkPlain: t.LinkPlain, StrikeMuted: t.StrikeMuted, AlertPadding: t.AlertPadding,
 		ListItemSpacing: t.ListItemSpacing, CodeSize: t.CodeSize, CodeLineHeight: t.CodeLineHeight,
+		HeadingLineHeight: t.HeadingLineHeight,
 	}
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
+	}
+	if t.HeadingSpacing != ([2]float64{}) {
+		out.HeadingSpacing = t.HeadingSpacing[:]
 	}
 	out.HeadingItalic = levelsToPB(t.HeadingItalic)
 	out.HeadingRegular = levelsToPB(t.HeadingRegular)
@@ -138,9 +142,11 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(), TableStripe: t.GetTableStripe(),
 		LinkPlain: t.GetLinkPlain(), StrikeMuted: t.GetStrikeMuted(), AlertPadding: t.GetAlertPadding(),
 		ListItemSpacing: t.GetListItemSpacing(), CodeSize: t.GetCodeSize(), CodeLineHeight: t.GetCodeLineHeight(),
+		HeadingLineHeight: t.GetHeadingLineHeight(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())
+	copy(out.HeadingSpacing[:], t.GetHeadingSpacing())
 	copy(out.HeadingItalic[:], t.GetHeadingItalic())
 	copy(out.HeadingRegular[:], t.GetHeadingRegular())
 	copy(out.HeadingMuted[:], t.GetHeadingMuted())

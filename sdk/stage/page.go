@@ -105,6 +105,13 @@ type Tokens struct {
 	// CodeLineHeight is the height of a code block's line as a multiple
 	// of its code's size. Zero: 1.35.
 	CodeLineHeight float64
+	// HeadingSpacing is the space above a heading and below it, margins
+	// that collapse with those of the blocks beside it. Zero: the
+	// renderer's own.
+	HeadingSpacing [2]float64
+	// HeadingLineHeight is the height of a heading's line as a multiple
+	// of its size. Zero: LineHeight.
+	HeadingLineHeight float64
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

@@ -245,13 +245,17 @@ func (e *engine) headingLines(n *stage.Node) ([]line, int, float64) {
 	st := &style{italic: e.italic}
 	e.headingStyle(st, level)
 	size := st.size
+	// A heading's line-height is its own, for whatever it holds.
+	defer func(lh float64) { e.th.lineHeight = lh }(e.th.lineHeight)
+	e.th.lineHeight = e.th.headingLineHeight
 	lines := e.breakLines(e.inlines(n.Children, st), e.x1-e.x0, st)
 	h := 0.0
 	for _, l := range lines {
 		h += l.h
 	}
 	if e.headingRule(level) {
-		h += size * 0.3
+		pad, width := headingRuleBox(level, size)
+		h += pad + width
 	}
 	return lines, level, h
 }
@@ -272,7 +276,32 @@ func (e *engine) headingStyle(s *style, level int) {
 
 func (e *engine) headingRule(level int) bool { return e.th.headingRule && level <= 2 }
 
-func (e *engine) headingGap(level int) float64 { return e.th.gap * (1.2 + 0.1*float64(6-level)) }
+// headingRuleBox is the space between a heading of level (1 or 2) and size
+// and its rule, and the rule's width: modern's, whose rule this is, an h1
+// 0.25em over a 2px border, an h2 0.2em over 1px.
+func headingRuleBox(level int, size float64) (pad, width float64) {
+	if level == 1 {
+		return size * 0.25, 1.5
+	}
+	return size * 0.2, 0.75
+}
+
+// headingGap is the space above a heading: the theme's, or, from a styler
+// that sends none, more for a higher level.
+func (e *engine) headingGap(level int) float64 {
+	if e.th.headingSpaced {
+		return e.th.headingSpace[0]
+	}
+	return e.th.gap * (1.2 + 0.1*float64(6-level))
+}
+
+// headingBelow is the space under a heading.
+func (e *engine) headingBelow() float64 {
+	if e.th.headingSpaced {
+		return e.th.headingSpace[1]
+	}
+	return e.th.gap * 0.7
+}
 
 func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
 	defer e.restoreDirection(e.rtl, e.inherit)
@@ -293,11 +322,12 @@ func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
 		e.emitLine(&lines[i], e.x0, top, e.x1-e.x0, e.align())
 	}
 	if e.headingRule(level) {
-		y := e.y + size*0.25
-		e.add(Item{Kind: Line, X: e.x0, Y: y, X2: e.x1, Y2: y, LineWidth: math.Max(0.6, size/28), Color: e.th.accent})
-		e.y += size * 0.3
+		pad, width := headingRuleBox(level, size)
+		y := e.y + pad + width/2
+		e.add(Item{Kind: Line, X: e.x0, Y: y, X2: e.x1, Y2: y, LineWidth: width, Color: e.th.accent})
+		e.y += pad + width
 	}
-	e.addGap(e.th.gap * 0.7)
+	e.addGap(e.headingBelow())
 }
 
 // leadHeight estimates the room the start of ns needs on the page of the

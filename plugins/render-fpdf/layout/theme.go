@@ -33,6 +33,12 @@ type theme struct {
 	margins     [4]float64 // top, right, bottom, left
 	gap         float64
 	headingRule bool
+	// headingSpace is the space above and below a heading, when
+	// headingSpaced; headingLineHeight a heading's line height as a
+	// multiple of its size.
+	headingSpace      [2]float64
+	headingSpaced     bool
+	headingLineHeight float64
 
 	// codeIndent sets code blocks in from the column's left, codeRule is
 	// the width of the rule down their left side (0: none), and codePad
@@ -119,6 +125,13 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	}
 	th.codeSize = th.size * positive(t.CodeSize, 0.9, 3)
 	th.codeLineHeight = positive(t.CodeLineHeight, 1.35, 4)
+	th.headingLineHeight = positive(t.HeadingLineHeight, th.lineHeight, 4)
+	if t.HeadingSpacing != ([2]float64{}) {
+		th.headingSpaced = true
+		for i, s := range t.HeadingSpacing {
+			th.headingSpace[i] = positive(s, 0, 144)
+		}
+	}
 	th.codeIndent = positive(t.CodeIndent, 0, 144)
 	th.codeRule = positive(t.CodeRule, 0, 12)
 	th.codePad = [3]float64{th.codeSize * 0.7, th.codeSize * 0.7, th.codeSize * 0.7}

@@ -76,6 +76,12 @@ type design struct {
 	// its code's size.
 	CodeSize       float64 `json:"codeSize"`
 	CodeLineHeight float64 `json:"codeLineHeight"`
+	// HeadingSpacing is the space above a heading and below it in
+	// paragraph gaps (paragraphSpacing), so that headings keep their
+	// distance from the text as it changes; HeadingLineHeight is a
+	// heading's line height as a multiple of its size.
+	HeadingSpacing    [2]float64 `json:"headingSpacing"`
+	HeadingLineHeight float64    `json:"headingLineHeight"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -185,6 +191,10 @@ var modernDesign = design{
 	ListItemSpacing: 3.15,
 	CodeSize:        0.88,
 	CodeLineHeight:  1.45,
+	// Headings 2.2 paragraph gaps under the text before them, one over
+	// the text after.
+	HeadingSpacing:    [2]float64{2.2, 1},
+	HeadingLineHeight: 1.25,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -226,6 +236,10 @@ var basicDesign = design{
 	HeadingRegular: [6]bool{5: true},
 	CodeSize:       0.85,
 	CodeLineHeight: 1.3,
+	// Headings two paragraph gaps under the text before them, 0.8 of one
+	// over the text after.
+	HeadingSpacing:    [2]float64{2, 0.8},
+	HeadingLineHeight: 1.2,
 }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -257,6 +271,9 @@ func (d design) validate() error {
 		{"listItemSpacing", d.ListItemSpacing, 0, 144},
 		{"codeSize", d.CodeSize, 0.3, 3},
 		{"codeLineHeight", d.CodeLineHeight, 0.8, 4},
+		{"headingSpacing[0]", d.HeadingSpacing[0], 0, 10},
+		{"headingSpacing[1]", d.HeadingSpacing[1], 0, 10},
+		{"headingLineHeight", d.HeadingLineHeight, 0.8, 4},
 	}
 	for i, p := range d.CodePadding {
 		sizes = append(sizes, struct {
@@ -371,8 +388,12 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		AlertPadding:    round2(d.AlertPadding * typ),
 		ListItemSpacing: round2(d.ListItemSpacing * typ),
 		// Multiples, the same on every page.
-		CodeSize:       d.CodeSize,
-		CodeLineHeight: d.CodeLineHeight,
+		CodeSize:          d.CodeSize,
+		CodeLineHeight:    d.CodeLineHeight,
+		HeadingLineHeight: d.HeadingLineHeight,
+	}
+	for i, h := range d.HeadingSpacing {
+		t.HeadingSpacing[i] = round2(h * d.ParagraphSpacing * typ)
 	}
 	for i, h := range d.HeadingSizes {
 		t.HeadingSizes[i] = round2(h * typ)

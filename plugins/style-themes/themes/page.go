@@ -97,6 +97,9 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"list-item-space", pt(t.ListItemSpacing)},
 		{"code-size", em(t.CodeSize)},
 		{"code-line-height", strconv.FormatFloat(t.CodeLineHeight, 'f', -1, 64)},
+		{"heading-space-above", pt(t.HeadingSpacing[0])},
+		{"heading-space-below", pt(t.HeadingSpacing[1])},
+		{"heading-line-height", strconv.FormatFloat(t.HeadingLineHeight, 'f', -1, 64)},
 	}
 	for i := range t.HeadingSizes {
 		h := fmt.Sprintf("h%d-", i+1)

@@ -338,7 +338,9 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"table-stripe": fill(tk.TableStripe), "link-decoration": linkDecoration(tk.LinkPlain),
 					"strike-color": strikeColor(tk), "alert-pad": pt(alertPad(tk)),
 					"list-item-space": pt(tk.ListItemSpacing), "code-size": em(tk.CodeSize),
-					"code-line-height": strconv.FormatFloat(tk.CodeLineHeight, 'f', -1, 64),
+					"code-line-height":    strconv.FormatFloat(tk.CodeLineHeight, 'f', -1, 64),
+					"heading-space-above": pt(tk.HeadingSpacing[0]), "heading-space-below": pt(tk.HeadingSpacing[1]),
+					"heading-line-height": strconv.FormatFloat(tk.HeadingLineHeight, 'f', -1, 64),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)

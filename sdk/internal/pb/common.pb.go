@@ -525,8 +525,15 @@ type Tokens struct {
 	// code_line_height: the height of a code block's line as a multiple of
 	// its code's size; zero (a styler older than it): 1.35.
 	CodeLineHeight float64 `protobuf:"fixed64,39,opt,name=code_line_height,json=codeLineHeight,proto3" json:"code_line_height,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// heading_spacing: the space above a heading and below it, margins
+	// that collapse with those of the blocks beside it; absent (a styler
+	// older than it): the renderer's own.
+	HeadingSpacing []float64 `protobuf:"fixed64,40,rep,packed,name=heading_spacing,json=headingSpacing,proto3" json:"heading_spacing,omitempty"`
+	// heading_line_height: the height of a heading's line as a multiple of
+	// its size; zero (a styler older than it): line_height.
+	HeadingLineHeight float64 `protobuf:"fixed64,41,opt,name=heading_line_height,json=headingLineHeight,proto3" json:"heading_line_height,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Tokens) Reset() {
@@ -832,6 +839,20 @@ func (x *Tokens) GetCodeLineHeight() float64 {
 	return 0
 }
 
+func (x *Tokens) GetHeadingSpacing() []float64 {
+	if x != nil {
+		return x.HeadingSpacing
+	}
+	return nil
+}
+
+func (x *Tokens) GetHeadingLineHeight() float64 {
+	if x != nil {
+		return x.HeadingLineHeight
+	}
+	return 0
+}
+
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
 // one is GitHub's for that kind.
 type AlertColors struct {
@@ -1063,8 +1084,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xf4\n" +
-	"\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xcd\v\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -1114,7 +1134,9 @@ const file_common_proto_rawDesc = "" +
 	"\ralert_padding\x18$ \x01(\x01R\falertPadding\x12*\n" +
 	"\x11list_item_spacing\x18% \x01(\x01R\x0flistItemSpacing\x12\x1b\n" +
 	"\tcode_size\x18& \x01(\x01R\bcodeSize\x12(\n" +
-	"\x10code_line_height\x18' \x01(\x01R\x0ecodeLineHeight\"\x85\x01\n" +
+	"\x10code_line_height\x18' \x01(\x01R\x0ecodeLineHeight\x12'\n" +
+	"\x0fheading_spacing\x18( \x03(\x01R\x0eheadingSpacing\x12.\n" +
+	"\x13heading_line_height\x18) \x01(\x01R\x11headingLineHeight\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
