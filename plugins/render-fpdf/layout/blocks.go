@@ -737,10 +737,16 @@ func (e *engine) footnoteSection() {
 	for _, list := range e.footnotes {
 		countRefs(list, refs, 0)
 	}
+	// Each note is an item of an ordered list: its paragraphs li > p, the
+	// notes li + li apart.
+	defer func(tight bool, item int) { e.tight, e.itemDepth = tight, item }(e.tight, e.itemDepth)
+	e.tight, e.itemDepth = false, e.depth+1
 	n := 0
 	for _, list := range e.footnotes {
 		for _, fn := range list.Children {
-			n++
+			if n++; n > 1 {
+				e.addGap(e.th.itemGap)
+			}
 			index := fn.Attr("index")
 			if index == "" {
 				index = strconv.Itoa(n)
@@ -756,7 +762,6 @@ func (e *engine) footnoteSection() {
 			end()
 			e.flushMarkers()
 			e.x0 -= d
-			e.addGap(e.th.gap * 0.5)
 		}
 	}
 }
