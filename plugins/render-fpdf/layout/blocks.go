@@ -310,7 +310,7 @@ func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
 	size := e.th.headingSizes[level-1] * e.scale
 	e.addGap(e.headingGap(level))
 	// Keep the heading with the start of what follows it.
-	if !e.fits(h + e.leadHeight(rest, 0)) {
+	if !e.fits(h + e.belowHeading(rest) + e.leadHeight(rest, 0)) {
 		e.newPage()
 	}
 	for i := range lines {
@@ -328,6 +328,19 @@ func (e *engine) heading(n *stage.Node, rest []*stage.Node) {
 		e.y += pad + width
 	}
 	e.addGap(e.headingBelow())
+}
+
+// belowHeading is what the space under a heading adds to the gap that
+// leadHeight counts above the first of ns, the block after the heading: a
+// design's headingSpacing may put more under a heading than a paragraph
+// gap, and the two margins collapse into the larger.
+func (e *engine) belowHeading(ns []*stage.Node) float64 {
+	above := e.th.gap
+	if len(ns) > 0 && ns[0] != nil && ns[0].Kind == stage.KindHeading {
+		level, _ := strconv.Atoi(ns[0].Attr("level"))
+		above = e.headingGap(min(max(level, 1), 6))
+	}
+	return math.Max(0, e.headingBelow()-above)
 }
 
 // leadHeight estimates the room the start of ns needs on the page of the
@@ -349,7 +362,7 @@ func (e *engine) leadHeight(ns []*stage.Node, depth int) float64 {
 		e.lines, e.maths, e.mathItems = n, e.maths[:maths], items
 	}(e.lines, len(e.maths), e.mathItems)
 	total := 0.0
-	for _, n := range ns {
+	for i, n := range ns {
 		if total > e.bottom-e.top {
 			return runOn
 		}
@@ -360,7 +373,7 @@ func (e *engine) leadHeight(ns []*stage.Node, depth int) float64 {
 		case n == nil:
 		case n.Kind == stage.KindHeading:
 			_, level, h := e.headingLines(n)
-			total += e.headingGap(level) + h
+			total += e.headingGap(level) + h + e.belowHeading(ns[i+1:])
 		case n.Kind == stage.KindThematicBreak:
 			total += e.th.gap + math.Max(e.th.gap, 6)
 		default:
