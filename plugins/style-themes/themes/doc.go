@@ -34,7 +34,7 @@
 // JSON starts from a built-in design, "base" (the replaced theme's unless
 // said otherwise), and overrides what it names:
 //
-//	{"base": "basic", "bodyFont": "sans", "fontSize": 11, "lineHeight": 1.5,
+//	{"base": "basic", "bodyFont": "sans", "headingFont": "sans", "fontSize": 11, "lineHeight": 1.5,
 //	 "headingSizes": [22, 17, 14, 12, 11, 11], "textColor": "#222222",
 //	 "headingColor": "#7b1fa2", "linkColor": "#7b1fa2", "mutedColor": "#666666",
 //	 "ruleColor": "#dddddd", "codeBackground": "#f6f6f6", "codeColor": "#222222",
@@ -52,7 +52,8 @@
 //	 "tableStripe": "#fafafa", "linkPlain": false,
 //	 "headingItalic": [false, false, false, false, true, true],
 //	 "headingRegular": [false, false, false, false, false, true],
-//	 "headingMuted": [false, false, false, false, false, false], "strikeMuted": false}
+//	 "headingMuted": [false, false, false, false, false, false], "strikeMuted": false,
+//	 "codeSize": 0.85, "codeLineHeight": 1.3, "headingSpacing": [2, 0.8], "headingLineHeight": 1.2}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -79,14 +80,23 @@
 // strikeMuted prints struck-through text in mutedColor. render-fpdf draws
 // them from the tokens.
 //
+// codeSize is the size of code, in a block and in a line of text (a
+// heading's, a table's, a footnote's), as a multiple of the text around it,
+// CSS's em; codeLineHeight a code block's line height as a multiple of
+// its code's size. headingSpacing is the space above a heading and below
+// it in paragraph gaps (paragraphSpacing), not points, so that headings
+// keep their distance from the text when paragraphSpacing changes;
+// headingLineHeight is a heading's line height as a multiple of its size.
+//
 // alertColors colour the bar and title of each kind of GitHub alert
 // (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps
 // the base's colour. The styler writes them as the alert's --md-alert,
 // and render-fpdf draws the same colours from the tokens.
 //
-// Sizes are points on an A4 page; smaller pages scale margins down with
-// their short side, and pages smaller than A6 scale the type down too (to
-// 60% at most), so even A9 keeps a usable text area. Theme names are
+// Other sizes are points on an A4 page; smaller pages scale margins down
+// with their short side, and pages smaller than A6 scale the type down too
+// (to 60% at most), headingSpacing with paragraphSpacing, so even A9 keeps
+// a usable text area. Theme names are
 // lower-case letters, digits, "-" and "_". A stylesheet must not use
 // @import: it is wrapped in a cascade layer, and the renderer fetches
 // nothing remote anyway.
