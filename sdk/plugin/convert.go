@@ -75,7 +75,7 @@ func tokensToPB(t stage.Tokens) *pb.Tokens {
 		QuoteFill: t.QuoteFill, QuotePadding: t.QuotePadding, TableStripe: t.TableStripe,
 		LinkPlain: t.LinkPlain, StrikeMuted: t.StrikeMuted, AlertPadding: t.AlertPadding,
 		ListItemSpacing: t.ListItemSpacing, CodeSize: t.CodeSize, CodeLineHeight: t.CodeLineHeight,
-		HeadingLineHeight: t.HeadingLineHeight,
+		HeadingLineHeight: t.HeadingLineHeight, FootnoteSize: t.FootnoteSize,
 	}
 	if t.CodePadding != ([3]float64{}) {
 		out.CodePadding = t.CodePadding[:]
@@ -142,7 +142,7 @@ func tokensFromPB(t *pb.Tokens) stage.Tokens {
 		QuoteFill: t.GetQuoteFill(), QuotePadding: t.GetQuotePadding(), TableStripe: t.GetTableStripe(),
 		LinkPlain: t.GetLinkPlain(), StrikeMuted: t.GetStrikeMuted(), AlertPadding: t.GetAlertPadding(),
 		ListItemSpacing: t.GetListItemSpacing(), CodeSize: t.GetCodeSize(), CodeLineHeight: t.GetCodeLineHeight(),
-		HeadingLineHeight: t.GetHeadingLineHeight(),
+		HeadingLineHeight: t.GetHeadingLineHeight(), FootnoteSize: t.GetFootnoteSize(),
 	}
 	copy(out.HeadingSizes[:], t.GetHeadingSizes())
 	copy(out.CodePadding[:], t.GetCodePadding())

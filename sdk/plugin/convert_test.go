@@ -12,8 +12,10 @@ import (
 // TestTokensCrossWhole sends tokens through their wire form and back: the
 // alerts' colours and the block styles (code blocks' indent, rule and
 // padding, quotes' indent, italics, fill and padding, alerts' padding,
-// lists' item spacing, code's size and line height, headings' spacing and line height, tables' stripes, links' underline, headings'
-// italics, weight and colour, struck text's colour) reach a renderer, and
+// lists' item spacing, code's size and line height, headings' spacing and
+// line height, footnotes' size, tables' stripes, links' underline,
+// headings' italics, weight and colour, struck text's colour) reach a
+// renderer, and
 // tokens without them (an older styler's) arrive without them, for the
 // renderer to draw its defaults.
 func TestTokensCrossWhole(t *testing.T) {
@@ -24,6 +26,7 @@ func TestTokensCrossWhole(t *testing.T) {
 		{Theme: "padded", CodePadding: [3]float64{0, 0, 3}},
 		{Theme: "basic-code", CodeSize: 0.85, CodeLineHeight: 1.3},
 		{Theme: "basic-headings-spaced", HeadingSpacing: [2]float64{12, 4.8}, HeadingLineHeight: 1.2},
+		{Theme: "modern-footnotes", FootnoteSize: 0.88},
 		{Theme: "spaced-under", HeadingSpacing: [2]float64{0, 3}},
 		{Theme: "modern-quotes", QuoteFill: "#f1f5f9", QuotePadding: 3.68, TableStripe: "#f8fafc", LinkPlain: true, StrikeMuted: true, AlertPadding: 5.25, ListItemSpacing: 3.15},
 		{Theme: "basic-headings", HeadingItalic: [6]bool{4: true, 5: true}, HeadingRegular: [6]bool{5: true}, HeadingMuted: [6]bool{5: true}},

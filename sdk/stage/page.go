@@ -112,6 +112,9 @@ type Tokens struct {
 	// HeadingLineHeight is the height of a heading's line as a multiple
 	// of its size. Zero: LineHeight.
 	HeadingLineHeight float64
+	// FootnoteSize is the size of the footnotes' text as a multiple of
+	// the body's (CSS's em). Zero: 0.85.
+	FootnoteSize float64
 }
 
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty

@@ -532,8 +532,11 @@ type Tokens struct {
 	// heading_line_height: the height of a heading's line as a multiple of
 	// its size; zero (a styler older than it): line_height.
 	HeadingLineHeight float64 `protobuf:"fixed64,41,opt,name=heading_line_height,json=headingLineHeight,proto3" json:"heading_line_height,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// footnote_size: the size of the footnotes' text as a multiple of the
+	// body's (CSS's em); zero (a styler older than it): 0.85.
+	FootnoteSize  float64 `protobuf:"fixed64,42,opt,name=footnote_size,json=footnoteSize,proto3" json:"footnote_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Tokens) Reset() {
@@ -853,6 +856,13 @@ func (x *Tokens) GetHeadingLineHeight() float64 {
 	return 0
 }
 
+func (x *Tokens) GetFootnoteSize() float64 {
+	if x != nil {
+		return x.FootnoteSize
+	}
+	return 0
+}
+
 // AlertColors is a colour (#rrggbb) per kind of GitHub alert; an empty
 // one is GitHub's for that kind.
 type AlertColors struct {
@@ -1084,7 +1094,7 @@ const file_common_proto_rawDesc = "" +
 	"\x04html\x18\x01 \x01(\tR\x04html\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12-\n" +
 	"\aoutline\x18\x04 \x03(\v2\x13.mdpress.v1.HeadingR\aoutline\x12\x12\n" +
-	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xcd\v\n" +
+	"\x04tree\x18\x05 \x01(\fR\x04treeJ\x04\b\x02\x10\x03\"\xf2\v\n" +
 	"\x06Tokens\x12\x14\n" +
 	"\x05theme\x18\x01 \x01(\tR\x05theme\x12\x1b\n" +
 	"\tbody_font\x18\x02 \x01(\tR\bbodyFont\x12!\n" +
@@ -1136,7 +1146,8 @@ const file_common_proto_rawDesc = "" +
 	"\tcode_size\x18& \x01(\x01R\bcodeSize\x12(\n" +
 	"\x10code_line_height\x18' \x01(\x01R\x0ecodeLineHeight\x12'\n" +
 	"\x0fheading_spacing\x18( \x03(\x01R\x0eheadingSpacing\x12.\n" +
-	"\x13heading_line_height\x18) \x01(\x01R\x11headingLineHeight\"\x85\x01\n" +
+	"\x13heading_line_height\x18) \x01(\x01R\x11headingLineHeight\x12#\n" +
+	"\rfootnote_size\x18* \x01(\x01R\ffootnoteSize\"\x85\x01\n" +
 	"\vAlertColors\x12\x12\n" +
 	"\x04note\x18\x01 \x01(\tR\x04note\x12\x10\n" +
 	"\x03tip\x18\x02 \x01(\tR\x03tip\x12\x1c\n" +
