@@ -739,7 +739,7 @@ func (e *engine) footnoteSection() {
 	top := e.place(e.th.gap)
 	e.add(Item{Kind: Line, X: e.x0, Y: top + e.th.gap/2, X2: e.x0 + (e.x1-e.x0)/3, Y2: top + e.th.gap/2, LineWidth: 0.6, Color: e.th.rule})
 	scale, color := e.scale, e.color
-	e.scale, e.color = 0.85, e.th.muted
+	e.scale, e.color = e.th.footnoteScale, e.th.muted
 	defer func() { e.scale, e.color = scale, color }()
 	// References inside the notes count too, and a note may be laid out
 	// before one that refers to it.

@@ -69,6 +69,9 @@ type theme struct {
 	// itemGap is the space between one list item and the next, and above
 	// a list nested in an item.
 	itemGap float64
+	// footnoteScale is the size of the footnotes' text as a multiple of
+	// the body's.
+	footnoteScale float64
 }
 
 // defaultTokens are used field by field where the styler sent zero values,
@@ -150,6 +153,7 @@ func newTheme(t stage.Tokens, page stage.PageSize) theme {
 	th.headingItalic, th.headingRegular, th.headingMuted = t.HeadingItalic, t.HeadingRegular, t.HeadingMuted
 	th.strikeMuted = t.StrikeMuted
 	th.itemGap = positive(t.ListItemSpacing, 0, 144)
+	th.footnoteScale = positive(t.FootnoteSize, 0.85, 3)
 	th.gap = positive(t.ParagraphSpacing, th.size*0.8, 144)
 	th.text = color(t.TextColor, d.TextColor)
 	th.headingColor = color(t.HeadingColor, t.TextColor, d.HeadingColor)

@@ -82,6 +82,9 @@ type design struct {
 	// heading's line height as a multiple of its size.
 	HeadingSpacing    [2]float64 `json:"headingSpacing"`
 	HeadingLineHeight float64    `json:"headingLineHeight"`
+	// FootnoteSize is the size of the footnotes' text as a multiple of
+	// the body's (em).
+	FootnoteSize float64 `json:"footnoteSize"`
 }
 
 // alertColors is stage.AlertColors with the JSON keys of a design file.
@@ -195,6 +198,7 @@ var modernDesign = design{
 	// the text after.
 	HeadingSpacing:    [2]float64{2.2, 1},
 	HeadingLineHeight: 1.25,
+	FootnoteSize:      0.88,
 }
 
 // basicDesign: serif, black on white, plain, tighter, wide classic
@@ -240,6 +244,7 @@ var basicDesign = design{
 	// over the text after.
 	HeadingSpacing:    [2]float64{2, 0.8},
 	HeadingLineHeight: 1.2,
+	FootnoteSize:      0.9,
 }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -274,6 +279,7 @@ func (d design) validate() error {
 		{"headingSpacing[0]", d.HeadingSpacing[0], 0, 10},
 		{"headingSpacing[1]", d.HeadingSpacing[1], 0, 10},
 		{"headingLineHeight", d.HeadingLineHeight, 0.8, 4},
+		{"footnoteSize", d.FootnoteSize, 0.3, 3},
 	}
 	for i, p := range d.CodePadding {
 		sizes = append(sizes, struct {
@@ -391,6 +397,7 @@ func (d design) fit(name string, page stage.PageSize) scaled {
 		CodeSize:          d.CodeSize,
 		CodeLineHeight:    d.CodeLineHeight,
 		HeadingLineHeight: d.HeadingLineHeight,
+		FootnoteSize:      d.FootnoteSize,
 	}
 	for i, h := range d.HeadingSpacing {
 		t.HeadingSpacing[i] = round2(h * d.ParagraphSpacing * typ)

@@ -53,7 +53,8 @@
 //	 "headingItalic": [false, false, false, false, true, true],
 //	 "headingRegular": [false, false, false, false, false, true],
 //	 "headingMuted": [false, false, false, false, false, false], "strikeMuted": false,
-//	 "codeSize": 0.85, "codeLineHeight": 1.3, "headingSpacing": [2, 0.8], "headingLineHeight": 1.2}
+//	 "codeSize": 0.85, "codeLineHeight": 1.3, "headingSpacing": [2, 0.8], "headingLineHeight": 1.2,
+//	 "footnoteSize": 0.9}
 //
 // codePalette colours the tokens of a fenced code block that names its
 // language (```go): constant also colours numbers, built-ins and
@@ -87,6 +88,8 @@
 // it in paragraph gaps (paragraphSpacing), not points, so that headings
 // keep their distance from the text when paragraphSpacing changes;
 // headingLineHeight is a heading's line height as a multiple of its size.
+// footnoteSize is the size of the footnotes' text as a multiple of the
+// body's.
 //
 // alertColors colour the bar and title of each kind of GitHub alert
 // (> [!NOTE] ...), GitHub's in both built-in themes; a key left out keeps

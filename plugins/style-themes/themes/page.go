@@ -100,6 +100,7 @@ func writeVars(b *strings.Builder, s scaled) {
 		{"heading-space-above", pt(t.HeadingSpacing[0])},
 		{"heading-space-below", pt(t.HeadingSpacing[1])},
 		{"heading-line-height", strconv.FormatFloat(t.HeadingLineHeight, 'f', -1, 64)},
+		{"footnote-size", em(t.FootnoteSize)},
 	}
 	for i := range t.HeadingSizes {
 		h := fmt.Sprintf("h%d-", i+1)

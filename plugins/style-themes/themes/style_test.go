@@ -341,6 +341,7 @@ func TestCSSMatchesTokens(t *testing.T) {
 					"code-line-height":    strconv.FormatFloat(tk.CodeLineHeight, 'f', -1, 64),
 					"heading-space-above": pt(tk.HeadingSpacing[0]), "heading-space-below": pt(tk.HeadingSpacing[1]),
 					"heading-line-height": strconv.FormatFloat(tk.HeadingLineHeight, 'f', -1, 64),
+					"footnote-size":       em(tk.FootnoteSize),
 				}
 				for i, h := range tk.HeadingSizes {
 					want[fmt.Sprintf("h%d", i+1)] = pt(h)
