@@ -314,7 +314,8 @@ func TestCSSMatchesTokens(t *testing.T) {
 	s := New(nil)
 	varRe := regexp.MustCompile(`--md-([a-z0-9-]+): ([^;]+);`)
 	for _, theme := range []string{"modern", "basic"} {
-		for _, name := range []string{"A4", "A9", "Letter"} {
+		// Every size: type scales below A6 and margins below A4.
+		for _, name := range papers.Names() {
 			t.Run(theme+"/"+name, func(t *testing.T) {
 				res, err := s.Style(t.Context(), &stage.StyleRequest{Theme: theme, Page: mustPage(t, name)})
 				if err != nil {
