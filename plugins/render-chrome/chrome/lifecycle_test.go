@@ -501,50 +501,41 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// A render that arrives between a browser's death and chromedp reaping it
-// finds the browser still current; opening its tab there fails, and it
-// goes to a new browser instead of failing the client.
+// TestRenderRightAfterBrowserDied: a render that arrives between a
+// browser's death and chromedp reaping it finds the browser still current.
+// Whether it opens a tab there (the pool empty) or takes an idle one,
+// nothing of its document reaches the dead browser: it goes to a new one
+// instead of failing the client.
 func TestRenderRightAfterBrowserDied(t *testing.T) {
 	t.Parallel()
-	r := newRenderer(t, `{"tabs":2}`)
-	e := r.engine()
-	e.mu.Lock()
-	g := e.cur
-	e.mu.Unlock()
-	old := currentProc(t, r)
-	// Out of the pool, so that the render opens a tab on the dead browser.
-	warm := <-g.idle
-	t.Cleanup(warm.close)
-	if err := syscall.Kill(-old.pgid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	render(t, r, doc{body: "<p>right after the crash</p>"})
-	if now := currentProc(t, r); now.pgid == old.pgid {
-		t.Fatal("still the old browser")
-	}
-	waitFor(t, "the crash counted", func() bool { return r.Stats().Crashes == 1 })
-	if s := r.Stats(); s.Crashes != 1 || s.Launches != 2 {
-		t.Fatalf("stats %+v, want 1 crash and 2 launches", s)
-	}
-}
-
-// A render that takes an idle tab of a browser that has just died, before
-// chromedp has noticed, sends nothing there: it goes to a new browser
-// instead of failing the client.
-func TestIdleTabRightAfterBrowserDied(t *testing.T) {
-	t.Parallel()
-	r := newRenderer(t, `{"tabs":2}`)
-	old := currentProc(t, r)
-	if err := syscall.Kill(-old.pgid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	render(t, r, doc{body: "<p>right after the crash</p>"})
-	if now := currentProc(t, r); now.pgid == old.pgid {
-		t.Fatal("still the old browser")
-	}
-	waitFor(t, "the crash counted", func() bool { return r.Stats().Crashes == 1 })
-	if s := r.Stats(); s.Crashes != 1 || s.Launches != 2 {
-		t.Fatalf("stats %+v, want 1 crash and 2 launches", s)
+	for _, tc := range []struct {
+		name      string
+		emptyPool bool
+	}{{"opening a tab", true}, {"taking an idle tab", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRenderer(t, `{"tabs":2}`)
+			e := r.engine()
+			e.mu.Lock()
+			g := e.cur
+			e.mu.Unlock()
+			old := currentProc(t, r)
+			if tc.emptyPool {
+				warm := <-g.idle
+				t.Cleanup(warm.close)
+			}
+			if err := syscall.Kill(-old.pgid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			render(t, r, doc{body: "<p>right after the crash</p>"})
+			if now := currentProc(t, r); now.pgid == old.pgid {
+				t.Fatal("still the old browser")
+			}
+			waitFor(t, "the crash counted", func() bool { return r.Stats().Crashes == 1 })
+			if s := r.Stats(); s.Crashes != 1 || s.Launches != 2 {
+				t.Fatalf("stats %+v, want 1 crash and 2 launches", s)
+			}
+		})
 	}
 }
 
