@@ -25,9 +25,6 @@ const (
 	openTabTimeout = 30 * time.Second
 	memCheckEvery  = 2 * time.Second
 	hangCheck      = 3 * time.Second
-	// reapWait bounds how long a render waits for chromedp to note a
-	// browser exit it has already seen as a dropped connection.
-	reapWait = 2 * time.Second
 )
 
 // engine owns the browser and its tabs. One browser serves at a time (a

@@ -25,11 +25,18 @@ func (e *engine) take(ctx context.Context, g *generation) (*tab, error) {
 		e.mu.Unlock()
 		t, err := openTab(ctx, g.proc, e.gate, e.cfg.JavaScript)
 		if err != nil {
+			// chromedp fails the call as soon as the connection drops,
+			// and cancels the browser's context only once it has reaped
+			// the process: /proc tells the death at once.
+			dead := ctx.Err() == nil && g.proc.exited()
 			e.mu.Lock()
 			g.live--
+			if dead {
+				e.retireLocked(g) // the next render starts a new browser
+			}
 			e.mu.Unlock()
 			e.done(g)
-			if ctx.Err() == nil && g.proc.diedWith(err) {
+			if dead {
 				// Nothing of the document reached the dead browser: the
 				// render may go to the next one.
 				return nil, fmt.Errorf("%w: %w", errGone, err)
@@ -135,7 +142,7 @@ func (e *engine) replaceTab(g *generation) {
 			g.idle <- t
 			return
 		}
-		if died = g.proc.diedWith(err); died {
+		if died = g.proc.exited(); died {
 			break
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -186,26 +185,6 @@ func launch(ctx, root context.Context, o launchOptions) (*process, error) {
 
 // alive reports whether the browser still runs as far as we know.
 func (p *process) alive() bool { return p.ctx.Err() == nil }
-
-// diedWith reports whether err came of the browser's process having
-// exited. chromedp fails the call as soon as the connection drops and
-// cancels p.ctx only after it has reaped the process, so a call can fail
-// for a dead browser that alive still reports running; diedWith waits
-// that moment out, so that the next render sees the browser gone and
-// starts another rather than trying the dead one again.
-func (p *process) diedWith(err error) bool {
-	if !p.alive() {
-		return true
-	}
-	if !errors.As(err, new(*exec.ExitError)) {
-		return false
-	}
-	select {
-	case <-p.ctx.Done():
-	case <-time.After(reapWait):
-	}
-	return true
-}
 
 // exited reports whether the browser's process has exited or is on its
 // way out, killed or exiting, as /proc tells it. That is known as soon as
