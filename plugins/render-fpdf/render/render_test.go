@@ -643,39 +643,45 @@ func TestHeadingRunNeverLastOnPage(t *testing.T) {
 	}
 	for name, md := range follow {
 		t.Run(name, func(t *testing.T) {
-			moved := 0
-			for lines := 30; lines < 56; lines++ {
-				src := "```\n" + strings.Repeat("filler\n", lines) + "```\n\n" + md + "\n"
-				resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: modernTokens, numbering: stage.NumberingNone})
-				pages := pdfBoxes(t, resp.PDF)
-				for pi, p := range pages[:len(pages)-1] {
-					if len(p.Words) == 0 {
-						continue
-					}
-					last := p.Words[0]
-					for _, w := range p.Words {
-						if w.Y1 > last.Y1 {
-							last = w
-						}
-					}
-					for _, w := range p.Words {
-						if w.Y1 > last.Y0 && strings.HasPrefix(w.Text, "Run") {
-							t.Errorf("%d filler lines: page %d ends with heading %q", lines, pi+1, w.Text)
-						}
-					}
-				}
-				for _, w := range pages[0].Words {
-					if w.Text == "Runfirst" {
-						moved--
-					}
-				}
-				moved++
-			}
-			if moved == 0 {
+			if sweepHeadingRun(t, r, modernTokens, md) == 0 {
 				t.Error("no variant put the headings on page 2; the sweep does not exercise the rule")
 			}
 		})
 	}
+}
+
+// sweepHeadingRun renders md, which opens with headings whose words begin
+// with "Run", after 30 to 55 lines of code, so that they cross the foot of
+// page 1, and fails t for each page that ends with such a heading. It
+// returns how many variants put the first heading, "Runfirst", after page
+// 1, which a sweep must do to exercise the rule.
+func sweepHeadingRun(t *testing.T, r *Renderer, tk stage.Tokens, md string) (moved int) {
+	t.Helper()
+	for lines := 30; lines < 56; lines++ {
+		src := "```\n" + strings.Repeat("filler\n", lines) + "```\n\n" + md + "\n"
+		resp := renderPDF(t, r, req{doc: markdownDoc(t, src), tokens: tk, numbering: stage.NumberingNone})
+		pages := pdfBoxes(t, resp.PDF)
+		for pi, p := range pages[:len(pages)-1] {
+			if len(p.Words) == 0 {
+				continue
+			}
+			last := p.Words[0]
+			for _, w := range p.Words {
+				if w.Y1 > last.Y1 {
+					last = w
+				}
+			}
+			for _, w := range p.Words {
+				if w.Y1 > last.Y0 && strings.HasPrefix(w.Text, "Run") {
+					t.Errorf("%d filler lines: page %d ends with heading %q", lines, pi+1, w.Text)
+				}
+			}
+		}
+		if !slices.ContainsFunc(pages[0].Words, func(w bboxWord) bool { return w.Text == "Runfirst" }) {
+			moved++
+		}
+	}
+	return moved
 }
 
 // TestHeadingKeepsWithAlertAndFormula: a heading keeps with what follows
