@@ -1,20 +1,24 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mdpress/mdpress/sdk/stage"
+	"golang.org/x/sys/unix"
 )
 
 func buildFlaky(t *testing.T) string {
@@ -460,5 +464,147 @@ func TestStableRunForgetsEarlyExits(t *testing.T) {
 	}
 	if _, err := c.Parse(ctx, &stage.ParseRequest{Markdown: "x"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRequestAfterCrashGetsNewProcess: a killed plugin runs its exit for
+// a while (tens of milliseconds for a few hundred MiB, more on a loaded
+// machine) before /proc shows it a zombie, and closes its socket within
+// it, failing the request it serves. The request right after, arriving
+// in that window, must reach a relaunched process, not the dead one's
+// client (in CI, a killed render failed the next request too).
+func TestRequestAfterCrashGetsNewProcess(t *testing.T) {
+	stable := stableAfter
+	stableAfter = 0 // every kill here is a first crash, relaunched at once
+	t.Cleanup(func() { stableAfter = stable })
+	t.Setenv("FLAKY_HEAP_MIB", "300")
+	sup, _ := startFlaky(t)
+	defer sup.Stop()
+	ctx := context.Background()
+	req := &stage.ParseRequest{Markdown: "x"}
+	caught := 0
+	for round := 0; round < 20 && caught < 3; round++ {
+		pid := sup.Status()[0].Pid
+		stat, err := os.Open(filepath.Join("/proc", itoa(pid), "stat"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		uncrowd := crowd(t, pid)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the exit to begin, and ask for a client as soon as it
+		// has if the state still says running.
+		inWindow := false
+		buf := make([]byte, 512)
+		for {
+			n, _ := stat.ReadAt(buf, 0)
+			state, flags, ok := statStateFlags(buf[:n])
+			if !ok || state == 'Z' || state == 'X' {
+				break
+			}
+			if flags&pfExiting != 0 {
+				inWindow = true
+				break
+			}
+		}
+		// The crowd ends first, or the relaunch would wait out the
+		// crowded exit; the rest of the exit still takes a while.
+		uncrowd()
+		c, err := sup.Client(ctx, stage.NameParse)
+		stat.Close()
+		if err != nil {
+			t.Fatalf("round %d: client after the crash: %v", round, err)
+		}
+		if !inWindow {
+			continue // the exit ran through before it could be seen
+		}
+		caught++
+		if _, err := c.Parse(ctx, req); err != nil {
+			t.Fatalf("round %d: a request while the killed plugin exits was given its client: %v", round, err)
+		}
+		if st := sup.Status()[0]; st.Pid == pid {
+			t.Fatalf("round %d: status %+v, want a relaunched process", round, st)
+		}
+	}
+	t.Logf("%d kills caught while exiting", caught)
+	if caught == 0 {
+		t.Skip("no kill was caught between the start of its exit and the zombie state in 20 rounds")
+	}
+}
+
+// statStateFlags reads the state and flags of a /proc/PID/stat line.
+func statStateFlags(stat []byte) (state byte, flags uint64, ok bool) {
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(stat[end+1:])
+	if len(f) < 7 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	flags, err := strconv.ParseUint(string(f[6]), 10, 64)
+	return f[0][0], flags, err == nil
+}
+
+// crowd pins every thread of pid to one CPU at the lowest priority and
+// keeps that CPU busy, as a loaded machine does to a dying plugin, so
+// that its exit takes long enough to be seen in. The returned func ends
+// the load.
+func crowd(t *testing.T, pid int) func() {
+	t.Helper()
+	var mine unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &mine); err != nil || mine.Count() < 2 {
+		t.Skipf("needs two CPUs to crowd one (affinity: %v)", err)
+	}
+	cpu := -1
+	for i := range 1024 {
+		if mine.IsSet(i) {
+			cpu = i
+		}
+	}
+	var one unix.CPUSet
+	one.Set(cpu)
+	tasks, err := os.ReadDir(filepath.Join("/proc", itoa(pid), "task"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		tid, _ := strconv.Atoi(task.Name())
+		// A thread may end meanwhile; the rest still crowd.
+		_ = unix.SchedSetaffinity(tid, &one)
+		_ = unix.Setpriority(unix.PRIO_PROCESS, tid, 19)
+	}
+	var done atomic.Bool
+	stopped := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // the thread dies with the goroutine, pin and all
+		defer close(stopped)
+		if err := unix.SchedSetaffinity(0, &one); err != nil {
+			return
+		}
+		for !done.Load() {
+		}
+	}()
+	return func() { done.Store(true); <-stopped }
+}
+
+// TestExiting reads /proc/PID/stat lines as the kernel writes them.
+func TestExiting(t *testing.T) {
+	for _, c := range []struct {
+		stat string
+		want bool
+	}{
+		{"4242 (flaky) S 4200 4242 4200 0 -1 4194560 1033 0 0 0 3 1 0 0 20 0 7 0", false},
+		{"4242 (flaky) R 4200 4242 4200 0 -1 4194564 1033 0 0 0 3 1 0 0 20 0 7 0", true}, // PF_EXITING
+		{"4242 (flaky) Z 4200 4242 4200 0 -1 4227084 1033 0 0 0 3 1 0 0 20 0 1 0", true},
+		{"4242 (a) Z (b) S 4200 4242 4200 0 -1 4194560 1 0 0 0", false}, // a name with ") Z ("
+		{"4242 (odd name) X 1 2 3 0 -1 0", true},
+		{"4242 (short) S 1 2", false},
+		{"", false},
+	} {
+		if got := exiting([]byte(c.stat)); got != c.want {
+			t.Errorf("exiting(%q) = %v, want %v", c.stat, got, c.want)
+		}
 	}
 }

@@ -2,7 +2,8 @@
 // unhealthy while the file named by FLAKY_MARKER exists (as a dependency
 // that is down, stage.CodeUnavailable, when the file says "unavailable"),
 // refuses a config block with a key "bad", and exits FLAKY_EXIT_AFTER (a
-// duration) after its Configure when that is set.
+// duration) after its Configure when that is set. FLAKY_HEAP_MIB makes it
+// hold that much memory from its start, for a kill that takes a while.
 package main
 
 import (
@@ -10,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"time"
 
 	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
@@ -46,6 +48,17 @@ func (f *flaky) Parse(_ context.Context, req *stage.ParseRequest) (*stage.ParseR
 	return &stage.ParseResponse{Document: stage.Document{Title: req.Markdown}}, nil
 }
 
+// heap is what FLAKY_HEAP_MIB asks held, written so that it is resident.
+var heap [][]byte
+
 func main() {
+	mib, _ := strconv.Atoi(os.Getenv("FLAKY_HEAP_MIB"))
+	for range mib {
+		b := make([]byte, 1<<20)
+		for i := range b {
+			b[i] = byte(i)
+		}
+		heap = append(heap, b)
+	}
 	sdkplugin.Serve(stage.NameParse, &flaky{marker: os.Getenv("FLAKY_MARKER")})
 }
