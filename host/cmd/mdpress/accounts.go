@@ -21,6 +21,10 @@ import (
 
 func newAccounts(g *globals) *cobra.Command {
 	cmd := group("accounts", "Create and manage accounts, credits and API keys")
+	cmd.Example = `  mdpress accounts create --plan pro
+  mdpress accounts list
+  mdpress accounts credit usr_xuey7th575atc3y7zxsjw2wfsy 100
+  mdpress accounts keys create usr_xuey7th575atc3y7zxsjw2wfsy`
 	// opens opens the store for one subcommand and closes it after. Only
 	// accounts create (mayCreate) starts a SQLite database that is not
 	// there yet, and says where.
@@ -58,7 +62,10 @@ func newAccounts(g *globals) *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create --plan NAME [--credits N] [--json]",
 		Short: "Create an account and its first API key (shown once)",
-		Args:  cobra.NoArgs,
+		Example: `  mdpress accounts create                          # on the free plan, with its monthly credits
+  mdpress accounts create --plan pro --credits 20
+  mdpress accounts create --plan pro --json        # for scripts`,
+		Args: cobra.NoArgs,
 		RunE: opens(true, func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, _ []string) error {
 			if err := knownPlan(c, plan); err != nil {
 				return err
@@ -87,7 +94,9 @@ func newAccounts(g *globals) *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List accounts",
-		Args:  cobra.NoArgs,
+		Example: `  mdpress accounts list
+  mdpress accounts list --json --data-dir /var/lib/mdpress`,
+		Args: cobra.NoArgs,
 		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, _ []string) error {
 			all, err := st.Accounts(ctx)
 			if err != nil {
@@ -115,7 +124,9 @@ func newAccounts(g *globals) *cobra.Command {
 	credit := &cobra.Command{
 		Use:   "credit USER N",
 		Short: "Add N credits to USER's balance (negative N takes away: credit USER -- -5)",
-		Args:  cobra.ExactArgs(2),
+		Example: `  mdpress accounts credit usr_xuey7th575atc3y7zxsjw2wfsy 100 --reason refund
+  mdpress accounts credit usr_xuey7th575atc3y7zxsjw2wfsy -- -5`,
+		Args: cobra.ExactArgs(2),
 		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			n, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil {
@@ -139,9 +150,10 @@ func newAccounts(g *globals) *cobra.Command {
 	})
 
 	setPlan := &cobra.Command{
-		Use:   "set-plan USER PLAN",
-		Short: "Move USER to PLAN (credits follow at the next monthly reset)",
-		Args:  cobra.ExactArgs(2),
+		Use:     "set-plan USER PLAN",
+		Short:   "Move USER to PLAN (credits follow at the next monthly reset)",
+		Example: `  mdpress accounts set-plan usr_xuey7th575atc3y7zxsjw2wfsy pro`,
+		Args:    cobra.ExactArgs(2),
 		RunE: opens(false, func(ctx context.Context, st accounts.Store, c *config.Config, cmd *cobra.Command, args []string) error {
 			if err := knownPlan(c, args[1]); err != nil {
 				return err
@@ -156,11 +168,16 @@ func newAccounts(g *globals) *cobra.Command {
 	}
 
 	keys := group("keys", "Create, list and revoke API keys")
+	keys.Example = `  mdpress accounts keys create usr_xuey7th575atc3y7zxsjw2wfsy
+  mdpress accounts keys list usr_xuey7th575atc3y7zxsjw2wfsy
+  mdpress accounts keys revoke key_c5uh6kdyoyx664f7hkjoolyyju`
 	var keyJSON bool
 	keyCreate := &cobra.Command{
 		Use:   "create USER",
 		Short: "Issue another API key for USER (shown once)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  mdpress accounts keys create usr_xuey7th575atc3y7zxsjw2wfsy
+  mdpress accounts keys create usr_xuey7th575atc3y7zxsjw2wfsy --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			key, info, err := st.CreateKey(ctx, args[0])
 			if err != nil {
@@ -175,9 +192,10 @@ func newAccounts(g *globals) *cobra.Command {
 	}
 	keyCreate.Flags().BoolVar(&keyJSON, "json", false, "print JSON")
 	keyList := &cobra.Command{
-		Use:   "list USER",
-		Short: "List USER's keys (ids only; keys are never stored)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "list USER",
+		Short:   "List USER's keys (ids only; keys are never stored)",
+		Example: `  mdpress accounts keys list usr_xuey7th575atc3y7zxsjw2wfsy`,
+		Args:    cobra.ExactArgs(1),
 		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			ks, err := st.Keys(ctx, args[0])
 			if err != nil {
@@ -187,9 +205,10 @@ func newAccounts(g *globals) *cobra.Command {
 		}),
 	}
 	keyRevoke := &cobra.Command{
-		Use:   "revoke KEY_ID",
-		Short: "Revoke a key",
-		Args:  cobra.ExactArgs(1),
+		Use:     "revoke KEY_ID",
+		Short:   "Revoke a key",
+		Example: `  mdpress accounts keys revoke key_c5uh6kdyoyx664f7hkjoolyyju   # an id from keys list`,
+		Args:    cobra.ExactArgs(1),
 		RunE: opens(false, func(ctx context.Context, st accounts.Store, _ *config.Config, cmd *cobra.Command, args []string) error {
 			if err := st.RevokeKey(ctx, args[0]); err != nil {
 				return err

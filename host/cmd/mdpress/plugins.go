@@ -36,12 +36,16 @@ func stageFlags(cmd *cobra.Command) func(*config.Config) {
 
 func newPlugins(g *globals) *cobra.Command {
 	cmd := group("plugins", "List and check the stage plugins")
+	cmd.Example = `  mdpress plugins list
+  mdpress plugins check --backend fpdf --sink s3`
 	var listFlags, checkFlags func(*config.Config)
 	list := &cobra.Command{
 		Use:         "list",
 		Annotations: quiet,
 		Short:       "List plugin binaries and which stage each configured one serves",
-		Args:        cobra.NoArgs,
+		Example: `  mdpress plugins list
+  mdpress plugins list --plugin-dir /opt/mdpress/plugins --backend fpdf`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := g.load(cmd, listFlags)
 			if err != nil {
@@ -97,7 +101,9 @@ func newPlugins(g *globals) *cobra.Command {
 		Use:         "check",
 		Annotations: quiet,
 		Short:       "Start every configured plugin, configure and health-check it, then stop",
-		Args:        cobra.NoArgs,
+		Example: `  mdpress plugins check                                   # exits 1 if any plugin fails
+  mdpress plugins check --config /etc/mdpress/production.yaml --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := g.logger(cmd)
 			c, err := g.load(cmd, checkFlags)

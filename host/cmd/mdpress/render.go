@@ -28,6 +28,10 @@ func newRender(g *globals) *cobra.Command {
 		Short:       "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits)",
 		Long: "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits).\n" +
 			"IN.md \"-\" reads standard input, and -o \"-\" writes the PDF to standard output (the default when reading standard input).",
+		Example: `  mdpress render notes.md                        # writes notes.pdf
+  mdpress render notes.md -o out/report.pdf --theme basic --page-size Letter --numbering right
+  mdpress render notes.md --backend fpdf --lang fr
+  cat notes.md | mdpress render - > notes.pdf`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := envTwins(cmd, twin{"theme", "MDPRESS_THEME"}, twin{"page-size", "MDPRESS_PAGE_SIZE"},

@@ -12,8 +12,12 @@ import (
 func newRoot() *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
-		Use:           "mdpress",
-		Short:         "Markdown to PDF over a pipeline of plugins",
+		Use:   "mdpress",
+		Short: "Markdown to PDF over a pipeline of plugins",
+		Example: `  mdpress serve --dev-account                  # serve the API; the first start prints an API key
+  mdpress render notes.md --page-size Letter   # notes.pdf, no server or account needed
+  mdpress accounts create --plan pro           # an account and its API key, shown once
+  mdpress plugins check                        # start, configure and health-check every plugin`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// A mistyped level or format would otherwise be dropped quietly.

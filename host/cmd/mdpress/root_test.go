@@ -105,3 +105,61 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version --json: %+v, %v", info, err)
 	}
 }
+
+// TestEveryCommandHasExamples: --help is where an operator starts, and
+// no command's said how to call it. Each example must also still be a
+// call its command accepts: the path names that command (or, for a
+// group, one under it), and the flags and arguments parse.
+func TestEveryCommandHasExamples(t *testing.T) {
+	root := newRoot()
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for _, c := range cmd.Commands() {
+			walk(c)
+		}
+		// cobra's own: help, and completion and its shells.
+		if cmd.Name() == "help" || cmd.Name() == "completion" || (cmd.HasParent() && cmd.Parent().Name() == "completion") {
+			return
+		}
+		if strings.TrimSpace(cmd.Example) == "" {
+			t.Errorf("%s --help shows no example", cmd.CommandPath())
+			return
+		}
+		for _, line := range strings.Split(cmd.Example, "\n") {
+			call := line
+			if i := strings.Index(call, "#"); i >= 0 {
+				call = call[:i]
+			}
+			if i := strings.LastIndex(call, "|"); i >= 0 {
+				call = call[i+1:]
+			}
+			if i := strings.Index(call, ">"); i >= 0 {
+				call = call[:i]
+			}
+			words := strings.Fields(call)
+			if len(words) == 0 || words[0] != "mdpress" {
+				t.Errorf("%s: example %q does not call mdpress", cmd.CommandPath(), line)
+				continue
+			}
+			found, rest, err := root.Find(words[1:])
+			if err != nil {
+				t.Errorf("%s: example %q: %v", cmd.CommandPath(), line, err)
+				continue
+			}
+			if !strings.HasPrefix(found.CommandPath()+" ", cmd.CommandPath()+" ") {
+				t.Errorf("%s: example %q calls %s", cmd.CommandPath(), line, found.CommandPath())
+				continue
+			}
+			if err := found.ParseFlags(rest); err != nil {
+				t.Errorf("%s: example %q: %v", cmd.CommandPath(), line, err)
+				continue
+			}
+			if found.Args != nil {
+				if err := found.Args(found, found.Flags().Args()); err != nil {
+					t.Errorf("%s: example %q: %v", cmd.CommandPath(), line, err)
+				}
+			}
+		}
+	}
+	walk(root)
+}

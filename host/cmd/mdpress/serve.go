@@ -36,7 +36,10 @@ func newServe(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API over the configured stage plugins",
-		Args:  cobra.NoArgs,
+		Example: `  mdpress serve --dev-account                       # the embedded default on 127.0.0.1:8080; prints a key on the first start
+  mdpress serve --addr 127.0.0.1:8081 --backend fpdf
+  mdpress serve --config /etc/mdpress/production.yaml --public-url https://pdf.example.com`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := envTwins(cmd, twin{"dev-account", "MDPRESS_DEV_ACCOUNT"}, twin{"dev-plan", "MDPRESS_DEV_PLAN"},
 				twin{"debug-addr", "MDPRESS_DEBUG_ADDR"}); err != nil {

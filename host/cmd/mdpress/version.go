@@ -14,7 +14,9 @@ func newVersion() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the build: version, Git commit, Go version and platform",
-		Args:  cobra.NoArgs,
+		Example: `  mdpress version
+  mdpress version --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			info := version.Get()
 			if asJSON {
