@@ -251,6 +251,42 @@ func TestRenderNotUTF8(t *testing.T) {
 	}
 }
 
+// TestRenderEmptyInput: an empty file or standard input is refused, as
+// the API refuses an empty markdown field, and no PDF is written: it was a
+// blank page and exit 0, so a failed producer in a pipe went unnoticed.
+func TestRenderEmptyInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "empty.md")
+	if err := os.WriteFile(in, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		arg, want string
+	}{
+		{in, in + " is empty: nothing to render"},
+		{"-", "standard input is empty: nothing to render"},
+	} {
+		cmd := exec.Command(filepath.Join(binDir, "mdpress"), "render", tt.arg, "--backend", "fpdf",
+			"--plugin-dir", filepath.Join(binDir, "plugins"), "--data-dir", dir)
+		cmd.Env = cleanEnv()
+		cmd.Stdin = strings.NewReader("")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err == nil {
+			t.Errorf("render %s: exit 0, want it refused", tt.arg)
+		}
+		if !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("render %s: stderr %q, want %q in it", tt.arg, stderr.String(), tt.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("render %s: %d bytes on standard output, want none", tt.arg, stdout.Len())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "empty.pdf")); !os.IsNotExist(err) {
+		t.Errorf("empty.pdf written (stat: %v)", err)
+	}
+}
+
 // startServe starts serve on a port the system picks, with the backend
 // given and a data dir of its own, its log in logs.
 func startServe(t *testing.T, backend string) (*exec.Cmd, *syncBuffer) {

@@ -58,6 +58,9 @@ func newRender(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkEmpty(in, md); err != nil {
+				return err
+			}
 			if err := checkUTF8(in, md); err != nil {
 				return err
 			}
@@ -145,6 +148,19 @@ func newRender(g *globals) *cobra.Command {
 	f.StringVar(&lang, "lang", "", "the document's language, a BCP 47 tag such as fr or pt-BR (default: none claimed)")
 	f.StringVar(&backend, "backend", "", "chrome, fpdf, auto or a render plugin's name (env MDPRESS_BACKEND)")
 	return cmd
+}
+
+// checkEmpty refuses an empty input, as the API refuses an empty markdown
+// field: it printed a blank page and exited 0, so a pipe whose producer
+// failed (`curl -s URL | mdpress render -`) looked like a render.
+func checkEmpty(name string, md []byte) error {
+	if len(md) > 0 {
+		return nil
+	}
+	if name == "-" {
+		return errors.New("standard input is empty: nothing to render")
+	}
+	return fmt.Errorf("%s is empty: nothing to render", name)
 }
 
 // checkUTF8 refuses Markdown that is not UTF-8, naming where, since the
