@@ -28,7 +28,28 @@ func newRoot() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	g.bind(root)
 	root.AddCommand(newServe(g), newAccounts(g), newRender(g), newPlugins(g), newVersion())
+	withUsageOnArgs(root)
 	return root
+}
+
+// withUsageOnArgs makes a wrong number of arguments say what the command
+// takes: cobra's "accepts 1 arg(s), received 0" alone, for a bare
+// `mdpress render`, named neither the command nor what was missing, and
+// SilenceUsage (kept for every other error) hid the usage line.
+func withUsageOnArgs(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		withUsageOnArgs(c)
+	}
+	check := cmd.Args
+	if check == nil {
+		return
+	}
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return fmt.Errorf("%w\nusage: %s (examples: %s --help)", err, c.UseLine(), c.CommandPath())
+		}
+		return nil
+	}
 }
 
 // group is a command that only holds subcommands. Left to cobra, such a

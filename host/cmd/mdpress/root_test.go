@@ -163,3 +163,28 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	}
 	walk(root)
 }
+
+// TestWrongArgCountShowsUsage: a command given too few or too many
+// arguments says what it takes and where the examples are.
+func TestWrongArgCountShowsUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"render"}, "usage: mdpress render IN.md [flags] (examples: mdpress render --help)"},
+		{[]string{"render", "a.md", "b.md"}, "usage: mdpress render IN.md"},
+		{[]string{"accounts", "credit", "usr_x"}, "usage: mdpress accounts credit USER N [flags]"},
+		{[]string{"accounts", "keys", "revoke"}, "usage: mdpress accounts keys revoke KEY_ID"},
+		{[]string{"serve", "8080"}, "usage: mdpress serve [flags]"},
+	} {
+		root := newRoot()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		root.SetArgs(tc.args)
+		err := root.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q in it", tc.args, err, tc.want)
+		}
+	}
+}
