@@ -127,9 +127,21 @@ func TestPluginsCheck(t *testing.T) {
 				Healthy       bool
 				Pid           int
 			}
+			// Raw, so that keys are matched exactly: decoding into a
+			// struct would fold "Name" into "name".
+			Info map[string]map[string]json.RawMessage
 		}
 		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || len(out.Status) != len(want) {
 			t.Fatalf("--json: exit %d\n%s", r.code, r.stdout)
+		}
+		for st, p := range want {
+			in := out.Info[st]
+			var name string
+			var caps []string
+			if json.Unmarshal(in["name"], &name) != nil || name != p || len(in["version"]) == 0 ||
+				json.Unmarshal(in["capabilities"], &caps) != nil || caps == nil {
+				t.Errorf("--json info of %s: %s, want {\"name\": %q, \"version\", \"capabilities\": [...]}", st, in, p)
+			}
 		}
 		var pids []int
 		for _, s := range out.Status {

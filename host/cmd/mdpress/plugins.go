@@ -37,7 +37,7 @@ func stageFlags(cmd *cobra.Command) func(*config.Config) {
 func newPlugins(g *globals) *cobra.Command {
 	cmd := group("plugins", "List and check the stage plugins")
 	cmd.Example = `  mdpress plugins list
-  mdpress plugins check --backend fpdf --sink s3`
+  mdpress plugins check --backend fpdf`
 	var listFlags, checkFlags func(*config.Config)
 	list := &cobra.Command{
 		Use:         "list",
@@ -127,7 +127,7 @@ func newPlugins(g *globals) *cobra.Command {
 			status := sup.Status()
 			info := sup.Info()
 			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"status": status, "info": info})
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"status": status, "info": jsonInfo(info)})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "STAGE\tPLUGIN\tHEALTHY\tVERSION\tCAPABILITIES")
@@ -141,4 +141,25 @@ func newPlugins(g *globals) *cobra.Command {
 	listFlags, checkFlags = stageFlags(list), stageFlags(check)
 	cmd.AddCommand(list, check)
 	return cmd
+}
+
+// pluginInfo is a stage.Info as `plugins check --json` prints it. The
+// struct itself has no JSON tags, so its keys came out as Go names
+// ("Name", "Capabilities": null) beside status's "stage" and "plugin".
+type pluginInfo struct {
+	Name         string   `json:"name"`
+	Version      string   `json:"version"`
+	Capabilities []string `json:"capabilities"`
+}
+
+func jsonInfo(info map[string]stage.Info) map[string]pluginInfo {
+	out := make(map[string]pluginInfo, len(info))
+	for st, in := range info {
+		caps := in.Capabilities
+		if caps == nil {
+			caps = []string{}
+		}
+		out[st] = pluginInfo{Name: in.Name, Version: in.Version, Capabilities: caps}
+	}
+	return out
 }
