@@ -49,6 +49,12 @@ func envTwins(cmd *cobra.Command, twins ...twin) error {
 			continue
 		}
 		if err := cmd.Flags().Set(t.flag, v); err != nil {
+			// pflag's own error for a switch ends in strconv's
+			// "parsing \"yes\": invalid syntax", which says neither
+			// what is wanted nor that yes and on are not it.
+			if f := cmd.Flags().Lookup(t.flag); f != nil && f.Value.Type() == "bool" {
+				return fmt.Errorf("%s=%q (the environment's --%s): want true or false (or 1, 0)", t.env, v, t.flag)
+			}
 			return fmt.Errorf("%s=%q (the environment's --%s): %v", t.env, v, t.flag, err)
 		}
 	}

@@ -188,3 +188,19 @@ func TestWrongArgCountShowsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestBoolTwinSaysWhatItWants: MDPRESS_DEV_ACCOUNT=yes is refused saying
+// which values a switch takes, not with strconv's parse error.
+func TestBoolTwinSaysWhatItWants(t *testing.T) {
+	t.Setenv("MDPRESS_DEV_ACCOUNT", "yes")
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs([]string{"serve", "--data-dir", t.TempDir()})
+	err := root.Execute()
+	if err == nil || !strings.Contains(err.Error(), `MDPRESS_DEV_ACCOUNT="yes"`) || !strings.Contains(err.Error(), "want true or false") ||
+		strings.Contains(err.Error(), "strconv") {
+		t.Errorf("error %v, want MDPRESS_DEV_ACCOUNT=\"yes\" refused with the values it takes", err)
+	}
+}
