@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -225,6 +228,31 @@ func bodyTooLarge(r *http.Request, limit int64) *apierr.Error {
 	return e
 }
 
+// notJSON is the 400 of a body that is no JSON and was labelled as
+// something else: a form (curl -F, --data-urlencode) or raw Markdown
+// (text/markdown). "The request body is not valid JSON" at position 1 read
+// as a typo in a JSON body the client never meant to send. JSON under
+// another label (curl -d sends it as a form) is still converted.
+func notJSON(r *http.Request, body []byte) *apierr.Error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || len(body) == 0 || (err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))) || json.Valid(body) {
+		return nil
+	}
+	if err != nil {
+		mt = ct
+	}
+	const most = 100 // a header can be long; the answer repeats only this much of it
+	if len(mt) > most {
+		mt = mt[:most] + "..."
+	}
+	mt = strings.ToValidUTF8(mt, "")
+	return apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, fmt.Sprintf("the request body is %s, not JSON", mt)).
+		WithDetails(map[string]any{"field": "Content-Type", "received": mt, "allowed": "application/json"}).
+		WithHint(`send the Markdown as a JSON string, {"markdown": "# Hello"}, with Content-Type: application/json; ` +
+			`a file: jq -Rs '{markdown: .}' notes.md | curl -H 'Content-Type: application/json' -d @- ...`)
+}
+
 // decodeConversion reads the body through held, within the input limit and
 // the held-body bound, and decodes it, with the Idempotency-Key header. The
 // caller releases held when it has answered.
@@ -251,6 +279,9 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 	}
 	conv, err := request.Decode(body)
 	if err != nil {
+		if e := notJSON(r, body); e != nil {
+			return nil, "", &requestError{api: e}
+		}
 		return nil, "", &requestError{stage: err}
 	}
 	idemKey := r.Header.Get("Idempotency-Key")

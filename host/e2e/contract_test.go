@@ -73,6 +73,12 @@ func contractBadRequests(t *testing.T, a *api) {
 		{name: "page size object", body: `{"markdown":"x","pageSize":{"w":1}}`, field: "pageSize", received: "an object", allowed: sizes, says: "string"},
 		{name: "page size unknown", body: `{"markdown":"x","pageSize":"A10"}`, field: "pageSize", received: "A10", allowed: sizes, says: "pageSize"},
 		{name: "page size wrong case", body: `{"markdown":"x","pageSize":"a4"}`, field: "pageSize", received: "a4", allowed: sizes, says: "pageSize"},
+		{name: "form upload", body: "--b\r\nContent-Disposition: form-data; name=\"markdown\"\r\n\r\n# Hi\r\n--b--\r\n",
+			hdr: map[string]string{"Content-Type": "multipart/form-data; boundary=b"}, field: "Content-Type", received: "multipart/form-data", allowed: "", says: "multipart/form-data, not JSON"},
+		{name: "urlencoded form", body: `markdown=%23+Hi`, hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+			field: "Content-Type", received: "application/x-www-form-urlencoded", allowed: "", says: "application/x-www-form-urlencoded, not JSON"},
+		{name: "raw Markdown", body: "# Hi\n", hdr: map[string]string{"Content-Type": "text/markdown; charset=utf-8"},
+			field: "Content-Type", received: "text/markdown", allowed: "", says: "text/markdown, not JSON"},
 		{name: "idempotency key too long", body: `{"markdown":"x"}`, hdr: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, field: "Idempotency-Key", received: "256 characters", allowed: "", says: "Idempotency-Key"},
 	}
 	before := a.credits(t, key)
