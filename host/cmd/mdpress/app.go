@@ -30,7 +30,7 @@ type globals struct {
 func (g *globals) bind(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.StringVar(&g.configPath, "config", "", "config file (env MDPRESS_CONFIG; default: the embedded configs/mdpress.yaml)")
-	f.StringVar(&g.dataDir, "data-dir", "", "data directory (env MDPRESS_DATA_DIR)")
+	f.StringVar(&g.dataDir, "data-dir", "", "data directory: the SQLite accounts and hosted files (env MDPRESS_DATA_DIR; default: the config's dataDir, ./data in the embedded one)")
 	f.StringVar(&g.pluginDir, "plugin-dir", "", "directory of plugin binaries (env MDPRESS_PLUGIN_DIR; default: <binary dir>/plugins)")
 	f.StringVar(&g.logLevel, "log-level", "info", "debug, info, warn or error (env MDPRESS_LOG_LEVEL; render and plugins default to warn)")
 	f.StringVar(&g.logFormat, "log-format", "text", "text or json (env MDPRESS_LOG_FORMAT)")
