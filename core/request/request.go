@@ -307,6 +307,13 @@ func decodeObject(body []byte) (map[string]any, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			offset = se.Offset
+			// encoding/json stops at 10000 levels with a SyntaxError,
+			// though the JSON may be valid: "not valid JSON" sent the
+			// client looking for a typo that is not there.
+			if strings.HasSuffix(se.Error(), "exceeded max depth") {
+				return nil, invalid("the request body nests deeper than 10000 levels", map[string]any{"position": offset}).
+					WithHint(`no field nests: send an object such as {"markdown": "# Hello"}`)
+			}
 		}
 		return nil, invalid("the request body is not valid JSON", map[string]any{"position": offset}).
 			WithHint(`send a JSON object such as {"markdown": "# Hello"} with Content-Type: application/json`)

@@ -25,6 +25,7 @@ func TestDecode(t *testing.T) {
 		{"empty body", ``, "empty", ""},
 		{"invalid json", `{"markdown":`, "not valid JSON", ""},
 		{"second value", `{"markdown":"x"} {}`, "not valid JSON", ""},
+		{"valid but too deep", `{"markdown":"x","y":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, "nests deeper than 10000 levels", ""},
 		{"null body", `null`, "JSON object", ""},
 		{"unknown field with a huge number", `{"markdown":"x","n":{"m":[1e400]}}`, "", ""},
 		{"page size huge number", `{"markdown":"x","pageSize":1e400}`, "must be a string", "pageSize"},
