@@ -29,7 +29,7 @@ func newRender(g *globals) *cobra.Command {
 		Long: "Render a local Markdown file to PDF through the parse, style and render plugins (no account, no credits).\n" +
 			"IN.md \"-\" reads standard input, and -o \"-\" writes the PDF to standard output (the default when reading standard input).",
 		Example: `  mdpress render notes.md                        # writes notes.pdf
-  mdpress render notes.md -o out/report.pdf --theme basic --page-size Letter --numbering right
+  mdpress render notes.md -o report.pdf --theme basic --page-size Letter --numbering right
   mdpress render notes.md --backend fpdf --lang fr
   cat notes.md | mdpress render - > notes.pdf`,
 		Args: cobra.ExactArgs(1),
