@@ -398,7 +398,7 @@ func (s *Server) pipelineStages(ctx context.Context, sink bool) (pipeline.Stages
 		case stage.NameParse:
 			st.Parser = c
 		case stage.NameStyle:
-			st.Styler = c
+			st.Styler = liveStyler{s, c}
 		case stage.NameRender:
 			st.Renderer = liveRenderer{s, c}
 			st.RendererCaps = s.stages.Capabilities(stage.NameRender)
@@ -474,6 +474,21 @@ func (s *Server) fresh(ctx context.Context, stageName string, c *sdkplugin.Clien
 	return s.client(ctx, stageName)
 }
 
+// liveStyler styles on a fresh client: a renderer that reads HTML has the
+// HTML styled after the whole parse.
+type liveStyler struct {
+	s *Server
+	c *sdkplugin.Client
+}
+
+func (l liveStyler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.StyleResponse, error) {
+	c, err := l.s.fresh(ctx, stage.NameStyle, l.c)
+	if err != nil {
+		return nil, err
+	}
+	return c.Style(ctx, req)
+}
+
 // liveRenderer renders on a fresh client: the render waits for the parse
 // and the reservation, for a long document a good part of a second.
 type liveRenderer struct {
@@ -529,6 +544,7 @@ func (l liveSink) Delete(ctx context.Context, req *stage.DeleteRequest) error {
 }
 
 var (
+	_ stage.Styler       = liveStyler{}
 	_ stage.PartRenderer = liveRenderer{}
 	_ stage.Sink         = liveSink{}
 	_ stage.Deleter      = liveSink{}
