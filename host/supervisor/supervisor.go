@@ -297,6 +297,9 @@ type slot struct {
 	backoff   time.Duration
 	nextTry   time.Time
 	stopped   bool
+	// retiring is the process a relaunch is killing, until it is gone: a
+	// frozen one takes killGrace, which a stop does not wait out.
+	retiring *process
 
 	// A process that exits within stableAfter of its start exited
 	// early. The first early exit is relaunched at once (an OOM kill, a
@@ -479,6 +482,7 @@ func (sl *slot) relaunchLocked(why string) {
 	sl.restarts++
 	done := make(chan struct{})
 	sl.launching = done
+	sl.retiring = old
 	go func() {
 		if old != nil {
 			old.Kill()
@@ -486,6 +490,9 @@ func (sl *slot) relaunchLocked(why string) {
 		if oldStat != nil {
 			_ = oldStat.Close()
 		}
+		sl.mu.Lock()
+		sl.retiring = nil
+		sl.mu.Unlock()
 		l, err := sl.start(context.Background())
 		sl.mu.Lock()
 		defer sl.mu.Unlock()
@@ -672,6 +679,12 @@ func (sl *slot) stop() {
 	defer sl.mu.Unlock()
 	sl.stopped = true
 	sl.killLocked()
+	if sl.retiring != nil {
+		// The relaunch would kill it after the grace, but the host exits
+		// first, and a frozen process does not act on the parent-death
+		// signal: it would outlive the host.
+		sl.retiring.killGroup()
+	}
 }
 
 func (sl *slot) killLocked() {
@@ -726,12 +739,18 @@ func (p *process) Kill() {
 		return
 	case <-time.After(killGrace):
 	}
-	// While Kill waits, a process of the group lives (the frozen plugin,
-	// or the child holding its output), so the group's id is still its own.
+	p.killGroup()
+	<-done
+}
+
+// killGroup SIGKILLs the plugin's process group. Only until Kill has
+// returned: while it waits, a process of the group lives (the frozen
+// plugin, or the child holding its output), so the group's id is still
+// its own.
+func (p *process) killGroup() {
 	if p.cmd.Process != nil {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
-	<-done
 }
 
 // removeSocket removes the Unix socket file at path, if one is still there.

@@ -675,3 +675,31 @@ func TestRequestRightAfterKillGetsNewProcess(t *testing.T) {
 		t.Skip("no kill was caught before its exit began in 10 rounds")
 	}
 }
+
+// TestStopKillsPluginBeingReplaced: a shutdown while a relaunch is still
+// killing the process it replaces (frozen, it answers nothing, so the
+// kill waits out its grace) kills that process too. Stop left it to the
+// relaunch, which the host's exit then cut short, and the frozen process
+// outlived the host: its parent-death signal waits, pending, for a
+// process that does not run.
+func TestStopKillsPluginBeingReplaced(t *testing.T) {
+	sup, _ := startFlaky(t, WithHealthInterval(100*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { sup.Run(ctx); close(done) }()
+	pid := freeze(t, sup)
+	waitFor(t, "relaunching", func() bool { return sup.Status()[0].Error == "relaunching" })
+	cancel()
+	<-done
+	start := time.Now()
+	sup.Stop()
+	if took := time.Since(start); took > killGrace/2 {
+		t.Fatalf("Stop took %v", took)
+	}
+	// Killed, the process is reaped by the relaunch's kill at once.
+	for end := time.Now().Add(time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the frozen process %d being replaced outlived Stop by a second", pid)
+		}
+	}
+}
