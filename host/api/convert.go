@@ -19,6 +19,7 @@ import (
 	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/core/request"
 	"github.com/mdpress/mdpress/host/metrics"
+	sdkplugin "github.com/mdpress/mdpress/sdk/plugin"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
 
@@ -428,12 +429,12 @@ func (s *Server) pipelineStages(ctx context.Context, sink bool) (pipeline.Stages
 		case stage.NameParse:
 			st.Parser = c
 		case stage.NameStyle:
-			st.Styler = c
+			st.Styler = liveStyler{s, c}
 		case stage.NameRender:
-			st.Renderer = c
+			st.Renderer = liveRenderer{s, c}
 			st.RendererCaps = s.stages.Capabilities(stage.NameRender)
 		case stage.NameSink:
-			st.Sink = c
+			st.Sink = liveSink{s, c}
 		}
 	}
 	return st, nil
@@ -490,6 +491,95 @@ func (m liveMeter) Account(ctx context.Context, req *stage.AccountRequest) (*sta
 }
 
 var _ stage.Meter = liveMeter{}
+
+// fresh is c, the stage's client taken at the request's start, or the
+// stage's live client when c's connection has gone down since: a plugin
+// killed while idle meanwhile (the OOM killer, an operator) is found dead
+// and relaunched on the next request, but the call held its client and
+// was sent to the dead one's socket. Asking the connection costs no
+// system call, so the call on a plugin that lives reads /proc no more.
+func (s *Server) fresh(ctx context.Context, stageName string, c *sdkplugin.Client) (*sdkplugin.Client, error) {
+	if c.Connected() {
+		return c, nil
+	}
+	return s.client(ctx, stageName)
+}
+
+// liveStyler styles on a fresh client: a renderer that reads HTML has the
+// HTML styled after the whole parse.
+type liveStyler struct {
+	s *Server
+	c *sdkplugin.Client
+}
+
+func (l liveStyler) Style(ctx context.Context, req *stage.StyleRequest) (*stage.StyleResponse, error) {
+	c, err := l.s.fresh(ctx, stage.NameStyle, l.c)
+	if err != nil {
+		return nil, err
+	}
+	return c.Style(ctx, req)
+}
+
+// liveRenderer renders on a fresh client: the render waits for the parse
+// and the reservation, for a long document a good part of a second.
+type liveRenderer struct {
+	s *Server
+	c *sdkplugin.Client
+}
+
+func (l liveRenderer) Render(ctx context.Context, req *stage.RenderRequest) (*stage.RenderResponse, error) {
+	c, err := l.s.fresh(ctx, stage.NameRender, l.c)
+	if err != nil {
+		return nil, err
+	}
+	return c.Render(ctx, req)
+}
+
+func (l liveRenderer) RenderParts(ctx context.Context, req *stage.RenderRequest, parts stage.Parts) (*stage.RenderResponse, error) {
+	c, err := l.s.fresh(ctx, stage.NameRender, l.c)
+	if err != nil {
+		return nil, err
+	}
+	return c.RenderParts(ctx, req, parts)
+}
+
+// liveSink stores on a fresh client: the store follows the render, seconds
+// after the request's start.
+type liveSink struct {
+	s *Server
+	c *sdkplugin.Client
+}
+
+func (l liveSink) Store(ctx context.Context, req *stage.StoreRequest) (*stage.StoreResponse, error) {
+	c, err := l.s.fresh(ctx, stage.NameSink, l.c)
+	if err != nil {
+		return nil, err
+	}
+	return c.Store(ctx, req)
+}
+
+func (l liveSink) Open(ctx context.Context, req *stage.OpenRequest) (*stage.OpenResponse, error) {
+	c, err := l.s.fresh(ctx, stage.NameSink, l.c)
+	if err != nil {
+		return nil, err
+	}
+	return c.Open(ctx, req)
+}
+
+func (l liveSink) Delete(ctx context.Context, req *stage.DeleteRequest) error {
+	c, err := l.s.fresh(ctx, stage.NameSink, l.c)
+	if err != nil {
+		return err
+	}
+	return c.Delete(ctx, req)
+}
+
+var (
+	_ stage.Styler       = liveStyler{}
+	_ stage.PartRenderer = liveRenderer{}
+	_ stage.Sink         = liveSink{}
+	_ stage.Deleter      = liveSink{}
+)
 
 // ttl is how long a hosted file lives: at least MinTTL (7 days), longer
 // when the plan retains data.

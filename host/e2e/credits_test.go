@@ -3,7 +3,9 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -28,6 +30,7 @@ func TestCredits(t *testing.T) {
 		t.Run("failed render is refunded", func(t *testing.T) { failedRenderRefunded(t, st) })
 		t.Run("host killed mid-burst", func(t *testing.T) { hostKilledMidBurst(t, st) })
 		t.Run("meter killed mid-render", func(t *testing.T) { meterKilledMidRender(t, st) })
+		t.Run("sink killed mid-render", func(t *testing.T) { sinkKilledMidRender(t, st) })
 		t.Run("reservation expiring mid-render", func(t *testing.T) { expiredReservationNotDelivered(t, st) })
 		if st.postgres() {
 			t.Run("two hosts share one database", func(t *testing.T) { twoHostsShareCredits(t, st) })
@@ -169,20 +172,7 @@ func failedRenderRefunded(t *testing.T, st accountStore) {
 		answer <- call(context.Background(), client, h.URL, key, map[string]string{"markdown": md}, nil)
 	}()
 
-	// The render plugin does nothing but render, so CPU time it burns after
-	// the request was sent is this request being rendered.
-	deadline := time.Now().Add(time.Minute)
-	for cpuTicks(renderer)-before < 5 {
-		select {
-		case o := <-answer:
-			t.Fatalf("the request ended (%d, %v) before its render could be killed: make the document heavier", o.status, o.err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the render plugin never started rendering")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	awaitBusy(t, renderer, before, answer)
 	if err := syscall.Kill(renderer, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +213,75 @@ func failedRenderRefunded(t *testing.T, st accountStore) {
 	}
 }
 
+// awaitBusy returns once the plugin process pid works on the request whose
+// answer is to come on answer: the stage plugins do nothing between
+// requests, so CPU time one burns after the request was sent (before) is
+// this request's.
+func awaitBusy(t *testing.T, pid int, before int64, answer <-chan outcome) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for cpuTicks(pid)-before < 5 {
+		select {
+		case o := <-answer:
+			t.Fatalf("the request ended (%d, %v) before the plugin was seen working on it: make the document heavier", o.status, o.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the plugin never started working on the request")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// sinkKilledMidRender: SIGKILL the sink, idle, while a hosted conversion
+// renders. The store that follows the render reaches the relaunched sink:
+// the conversion is answered its URL and charged once. It was sent to the
+// client the request took at its start, the dead process's, and failed
+// with a 500 though nothing had reached any sink.
+func sinkKilledMidRender(t *testing.T, st accountStore) {
+	h := startHost(t, fpdf(), st.env())
+	uid, key := h.account("pro", 5)
+	body := map[string]string{"markdown": largeMarkdown(t), "output": "url"}
+
+	renderer, sink := h.plugin("render-fpdf"), h.plugin("sink-disk")
+	before := cpuTicks(renderer)
+	client := burstClient()
+	defer client.CloseIdleConnections()
+	answer := make(chan outcome, 1)
+	go func() { answer <- call(context.Background(), client, h.URL, key, body, nil) }()
+	awaitBusy(t, renderer, before, answer)
+	if err := syscall.Kill(sink, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	o := <-answer
+	if o.err != nil || o.status != http.StatusOK {
+		t.Fatalf("hosted conversion with the sink killed mid-render: %d %v %.300s", o.status, o.err, o.body)
+	}
+	var hosted struct{ URL string }
+	if err := json.Unmarshal(o.body, &hosted); err != nil || hosted.URL == "" {
+		t.Fatalf("answer %.300s: no URL (%v)", o.body, err)
+	}
+	resp, err := client.Get(hosted.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || !isPDF(pdf) {
+		t.Fatalf("GET %s: %d, %d bytes (%v), want the PDF", hosted.URL, resp.StatusCode, len(pdf), err)
+	}
+	if b := h.balance(key); b != 4 {
+		t.Fatalf("balance: %d, want 4 (one conversion charged)", b)
+	}
+	sum := checkLedger(t, st.open(t, h.DataDir, 0), uid, 4)
+	if sum.byKind[accounts.LedgerReserve] != 1 || sum.byKind[accounts.LedgerRefund] != 0 {
+		t.Fatalf("ledger %v: want 1 reserve and no refund", sum.byKind)
+	}
+	if sink == h.plugin("sink-disk") {
+		t.Fatal("the sink was not relaunched")
+	}
+}
+
 // meterKilledMidRender: SIGKILL the meter after it reserved, while the
 // render runs. The conversion is answered and charged once by the
 // relaunched meter, so a retry with the same Idempotency-Key replays it
@@ -240,18 +299,7 @@ func meterKilledMidRender(t *testing.T, st accountStore) {
 	answer := make(chan outcome, 1)
 	go func() { answer <- call(context.Background(), client, h.URL, key, body, idem) }()
 	// The renderer burns CPU only once the reservation is made.
-	deadline := time.Now().Add(time.Minute)
-	for cpuTicks(renderer)-before < 5 {
-		select {
-		case o := <-answer:
-			t.Fatalf("the request ended (%d, %v) before the meter could be killed: make the document heavier", o.status, o.err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the render plugin never started rendering")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	awaitBusy(t, renderer, before, answer)
 	if err := syscall.Kill(meter, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

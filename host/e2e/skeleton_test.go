@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -100,6 +101,49 @@ func TestKilledPluginIsRelaunched(t *testing.T) {
 	}
 	if !strings.Contains(string(metrics), `mdpress_stage_duration_seconds_count{outcome="ok",plugin="render-fpdf",stage="render"}`) {
 		t.Error("stage histogram missing from /metrics")
+	}
+}
+
+// TestPluginKilledWhileParsing: SIGKILL the style or the render plugin,
+// idle, while a request's document is parsed. The call that follows the
+// parse reaches the relaunched plugin. It was sent to the client the
+// request took at its start, the dead process's, and failed with a 500
+// though nothing had reached the plugin. Chromium's renderer reads HTML,
+// so the styling and the render wait for the whole parse, a window long
+// enough to kill in.
+func TestPluginKilledWhileParsing(t *testing.T) {
+	pdfcheck.Require(t)
+	if !chromiumAvailable() {
+		t.Skip("no Chromium: with fpdf, the styling and the render start beside the parse")
+	}
+	h := startHost(t, withArgs("--backend", "chrome"))
+	_, key := h.account("pro", -1)
+	if resp, body := h.post(key, map[string]string{"markdown": "# warm"}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("warm-up: %d %s", resp.StatusCode, body)
+	}
+	client := burstClient()
+	defer client.CloseIdleConnections()
+	for _, victim := range []string{"style-themes", "render-chrome"} {
+		parser, pid := h.plugin("parse-goldmark"), h.plugin(victim)
+		before := cpuTicks(parser)
+		answer := make(chan outcome, 1)
+		go func() {
+			answer <- call(context.Background(), client, h.URL, key, map[string]string{"markdown": largeMarkdown(t) + "\n\nThe end"}, nil)
+		}()
+		awaitBusy(t, parser, before, answer)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		o := <-answer
+		if o.err != nil || o.status != http.StatusOK || !isPDF(o.body) {
+			t.Fatalf("%s killed during the parse: %d %v %.300s", victim, o.status, o.err, o.body)
+		}
+		if !strings.Contains(pdfcheck.Text(t, o.body), "The end") {
+			t.Fatalf("%s killed during the parse: the PDF is not the document's", victim)
+		}
+		if pid == h.plugin(victim) {
+			t.Fatalf("%s was not relaunched", victim)
+		}
 	}
 }
 

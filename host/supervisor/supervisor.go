@@ -297,6 +297,9 @@ type slot struct {
 	backoff   time.Duration
 	nextTry   time.Time
 	stopped   bool
+	// retiring is the process a relaunch is killing, until it is gone: a
+	// frozen one takes killGrace, which a stop does not wait out.
+	retiring *process
 
 	// A process that exits within stableAfter of its start exited
 	// early. The first early exit is relaunched at once (an OOM kill, a
@@ -311,7 +314,7 @@ type slot struct {
 	// stat is the process's /proc/<pid>/stat, open for the life of the
 	// process (nil without /proc); statBuf is what running reads it into.
 	stat    *os.File
-	statBuf [256]byte
+	statBuf [512]byte
 }
 
 // launch starts the plugin the first time, before anyone else uses the slot.
@@ -479,6 +482,7 @@ func (sl *slot) relaunchLocked(why string) {
 	sl.restarts++
 	done := make(chan struct{})
 	sl.launching = done
+	sl.retiring = old
 	go func() {
 		if old != nil {
 			old.Kill()
@@ -486,6 +490,9 @@ func (sl *slot) relaunchLocked(why string) {
 		if oldStat != nil {
 			_ = oldStat.Close()
 		}
+		sl.mu.Lock()
+		sl.retiring = nil
+		sl.mu.Unlock()
 		l, err := sl.start(context.Background())
 		sl.mu.Lock()
 		defer sl.mu.Unlock()
@@ -581,25 +588,35 @@ func (sl *slot) running() bool {
 	return !exiting(sl.statBuf[:n])
 }
 
-// pfExiting is PF_EXITING in the flags of /proc/PID/stat.
-const pfExiting = 0x4
+// pfExiting is PF_EXITING in the flags of /proc/PID/stat, and sigKill
+// SIGKILL's bit in its pending signals.
+const (
+	pfExiting = 0x4
+	sigKill   = 1 << (syscall.SIGKILL - 1)
+)
 
-// exiting reports whether a /proc/PID/stat line shows a process that has
-// begun its exit: a zombie, or one the kernel has set exiting. A killed
-// plugin closes its socket, and so fails the request it was serving,
-// from within its exit; the state turns to Z only at the end of it, 25
-// to 35 ms after a SIGKILL for a process of 400 MiB on this machine.
-// Reading the state alone, the request after the failed one, arriving
-// in between, was handed the dead process's client and failed too.
+// exiting reports whether a /proc/PID/stat line shows a process that is
+// dying: a zombie, one the kernel has set exiting, or one with a SIGKILL
+// pending. A killed plugin closes its socket, and so fails the request it
+// was serving, from within its exit; the state turns to Z only at the end
+// of it, 25 to 35 ms after a SIGKILL for a process of 400 MiB on this
+// machine. Reading the state alone, the request after the failed one,
+// arriving in between, was handed the dead process's client and failed
+// too. Before the exit begins, the kill waits for the plugin's threads to
+// get a CPU, which on a loaded machine takes milliseconds; its socket is
+// open then, so a request sent to it is taken and never answered. The
+// kernel adds the SIGKILL to each thread's own pending set as it is sent,
+// and the leader's is in the same line.
 func exiting(stat []byte) bool {
 	end := bytes.LastIndexByte(stat, ')')
 	if end < 0 {
 		return false // not a stat line: trust go-plugin
 	}
-	// After the name: state ppid pgrp session tty_nr tpgid flags. Split
-	// by hand: this runs for every stage of every request.
+	// After the name: state, then flags (the 7th field) and the pending
+	// signals (the 29th). Split by hand: this runs for every stage of
+	// every request.
 	rest := stat[end+1:]
-	for i := 0; i <= 6; i++ {
+	for i := 0; i <= 28; i++ {
 		rest = bytes.TrimLeft(rest, " ")
 		field := rest
 		if sp := bytes.IndexByte(rest, ' '); sp >= 0 {
@@ -613,17 +630,27 @@ func exiting(stat []byte) bool {
 		case i == 0 && len(field) == 1 && (field[0] == 'Z' || field[0] == 'X'):
 			return true
 		case i == 6:
-			var flags uint64
-			for _, c := range field {
-				if c < '0' || c > '9' {
-					return false
-				}
-				flags = flags*10 + uint64(c-'0')
+			if flags, ok := decimal(field); !ok || flags&pfExiting != 0 {
+				return ok
 			}
-			return flags&pfExiting != 0
+		case i == 28:
+			pending, ok := decimal(field)
+			return ok && pending&sigKill != 0
 		}
 	}
 	return false
+}
+
+// decimal parses an unsigned decimal field of a stat line.
+func decimal(field []byte) (uint64, bool) {
+	var n uint64
+	for _, c := range field {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 func (sl *slot) status() Status {
@@ -652,6 +679,12 @@ func (sl *slot) stop() {
 	defer sl.mu.Unlock()
 	sl.stopped = true
 	sl.killLocked()
+	if sl.retiring != nil {
+		// The relaunch would kill it after the grace, but the host exits
+		// first, and a frozen process does not act on the parent-death
+		// signal: it would outlive the host.
+		sl.retiring.killGroup()
+	}
 }
 
 func (sl *slot) killLocked() {
@@ -706,12 +739,18 @@ func (p *process) Kill() {
 		return
 	case <-time.After(killGrace):
 	}
-	// While Kill waits, a process of the group lives (the frozen plugin,
-	// or the child holding its output), so the group's id is still its own.
+	p.killGroup()
+	<-done
+}
+
+// killGroup SIGKILLs the plugin's process group. Only until Kill has
+// returned: while it waits, a process of the group lives (the frozen
+// plugin, or the child holding its output), so the group's id is still
+// its own.
+func (p *process) killGroup() {
 	if p.cmd.Process != nil {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
-	<-done
 }
 
 // removeSocket removes the Unix socket file at path, if one is still there.

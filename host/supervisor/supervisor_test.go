@@ -600,11 +600,106 @@ func TestExiting(t *testing.T) {
 		{"4242 (flaky) Z 4200 4242 4200 0 -1 4227084 1033 0 0 0 3 1 0 0 20 0 1 0", true},
 		{"4242 (a) Z (b) S 4200 4242 4200 0 -1 4194560 1 0 0 0", false}, // a name with ") Z ("
 		{"4242 (odd name) X 1 2 3 0 -1 0", true},
+		// SIGKILL pending (256) in the 31st field, before the exit begins.
+		{"4242 (flaky) S 4200 4242 4200 0 -1 4194560 1033 0 0 0 3 1 0 0 20 0 7 0 4811 1294336000 2731 18446744073709551615 4194304 7202709 140723417411856 0 0 256 0 0 2143420159 0 0 0 17 1 0 0 0 0 0", true},
+		{"4242 (flaky) S 4200 4242 4200 0 -1 4194560 1033 0 0 0 3 1 0 0 20 0 7 0 4811 1294336000 2731 18446744073709551615 4194304 7202709 140723417411856 0 0 16384 0 0 2143420159 0 0 0 17 1 0 0 0 0 0", false}, // SIGTERM
+		{"4242 (flaky) S 4200 4242 4200 0 -1 4194560 1033 0 0 0 3 1 0 0 20 0 7 0 4811 1294336000 2731 18446744073709551615 4194304 7202709 140723417411856 0 0 0 0 0 2143420159 0 0 0 17 1 0 0 0 0 0", false},
 		{"4242 (short) S 1 2", false},
 		{"", false},
 	} {
 		if got := exiting([]byte(c.stat)); got != c.want {
 			t.Errorf("exiting(%q) = %v, want %v", c.stat, got, c.want)
+		}
+	}
+}
+
+// TestRequestRightAfterKillGetsNewProcess: between a SIGKILL and the
+// moment the killed plugin's threads run their exit, /proc shows it
+// sleeping or running, neither exiting nor a zombie, and its socket is
+// still open: a request handed its client then is written to a process
+// that will never read it, and fails when the exit closes the socket.
+// On a loaded machine that lasts as long as the plugin waits for a CPU
+// (an OOM kill, an operator's kill -9, while the host is busy). The
+// kernel marks the kill pending on every thread at once, so the request
+// must reach a relaunched process.
+func TestRequestRightAfterKillGetsNewProcess(t *testing.T) {
+	stable := stableAfter
+	stableAfter = 0 // every kill here is a first crash, relaunched at once
+	t.Cleanup(func() { stableAfter = stable })
+	sup, _ := startFlaky(t)
+	defer sup.Stop()
+	ctx := context.Background()
+	caught := 0
+	for round := 0; round < 10 && caught < 3; round++ {
+		pid := sup.Status()[0].Pid
+		stat, err := os.Open(filepath.Join("/proc", itoa(pid), "stat"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		uncrowd := crowd(t, pid)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 512)
+		n, _ := stat.ReadAt(buf, 0)
+		stat.Close()
+		state, flags, ok := statStateFlags(buf[:n])
+		before := ok && state != 'Z' && state != 'X' && flags&pfExiting == 0
+		// The request goes while the plugin still waits for its CPU; the
+		// crowd ends a moment later, so that its exit, and any relaunch
+		// that waits for it, can run.
+		answer := make(chan error, 1)
+		go func() {
+			c, err := sup.Client(ctx, stage.NameParse)
+			if err == nil {
+				_, err = c.Parse(ctx, &stage.ParseRequest{Markdown: "x"})
+			}
+			answer <- err
+		}()
+		time.Sleep(50 * time.Millisecond)
+		uncrowd()
+		err = <-answer
+		if !before {
+			continue // the exit had begun before it could be seen
+		}
+		caught++
+		if err != nil {
+			t.Fatalf("round %d: a request right after the plugin was killed, before its exit ran, failed: %v", round, err)
+		}
+		if st := sup.Status()[0]; st.Pid == pid {
+			t.Fatalf("round %d: status %+v, want a relaunched process", round, st)
+		}
+	}
+	t.Logf("%d kills caught before their exit began", caught)
+	if caught == 0 {
+		t.Skip("no kill was caught before its exit began in 10 rounds")
+	}
+}
+
+// TestStopKillsPluginBeingReplaced: a shutdown while a relaunch is still
+// killing the process it replaces (frozen, it answers nothing, so the
+// kill waits out its grace) kills that process too. Stop left it to the
+// relaunch, which the host's exit then cut short, and the frozen process
+// outlived the host: its parent-death signal waits, pending, for a
+// process that does not run.
+func TestStopKillsPluginBeingReplaced(t *testing.T) {
+	sup, _ := startFlaky(t, WithHealthInterval(100*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { sup.Run(ctx); close(done) }()
+	pid := freeze(t, sup)
+	waitFor(t, "relaunching", func() bool { return sup.Status()[0].Error == "relaunching" })
+	cancel()
+	<-done
+	start := time.Now()
+	sup.Stop()
+	if took := time.Since(start); took > killGrace/2 {
+		t.Fatalf("Stop took %v", took)
+	}
+	// Killed, the process is reaped by the relaunch's kill at once.
+	for end := time.Now().Add(time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the frozen process %d being replaced outlived Stop by a second", pid)
 		}
 	}
 }

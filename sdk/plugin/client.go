@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 
 	"github.com/mdpress/mdpress/sdk/internal/pb"
 	"github.com/mdpress/mdpress/sdk/stage"
@@ -52,6 +53,12 @@ func (c *Client) RelayTrees() { c.relay = true }
 
 // Stage names the stage the plugin serves.
 func (c *Client) Stage() string { return c.stage }
+
+// Connected reports whether the connection to the plugin is up, as gRPC
+// last saw it, without a system call. gRPC sees it drop when the plugin's
+// end closes, so a host that took the client a while before a call asks
+// for a live one again when it is not: the plugin died meanwhile.
+func (c *Client) Connected() bool { return c.conn.GetState() == connectivity.Ready }
 
 func (c *Client) Configure(ctx context.Context, req *stage.ConfigureRequest) (*stage.ConfigureResponse, error) {
 	in := &pb.ConfigureRequest{Config: req.Config, DataDir: req.DataDir, PublicUrl: req.PublicURL,
