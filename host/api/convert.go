@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -233,15 +234,20 @@ func bodyTooLarge(r *http.Request, limit int64) *apierr.Error {
 // something else: a form (curl -F, --data-urlencode) or raw Markdown
 // (text/markdown). "The request body is not valid JSON" at position 1 read
 // as a typo in a JSON body the client never meant to send. JSON under
-// another label (curl -d sends it as a form) is still converted.
+// another label (curl -d sends it as a form) is still converted, and
+// JSON with a mistake in it keeps its own error: a body that opens an
+// object was meant as JSON, and so was one under a label naming JSON that
+// does not parse ("json", "application/json; charset"). Told it was no
+// JSON, its sender changed the label and only then learnt of the typo at
+// its position.
 func notJSON(r *http.Request, body []byte) *apierr.Error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" || len(body) == 0 || (err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))) || json.Valid(body) {
-		return nil
-	}
 	if err != nil {
 		mt = ct
+	}
+	if ct == "" || len(bytes.TrimSpace(body)) == 0 || strings.Contains(strings.ToLower(mt), "json") || opensObject(body) || json.Valid(body) {
+		return nil
 	}
 	const most = 100 // a header can be long; the answer repeats only this much of it
 	if len(mt) > most {
@@ -252,6 +258,13 @@ func notJSON(r *http.Request, body []byte) *apierr.Error {
 		WithDetails(map[string]any{"field": "Content-Type", "received": mt, "allowed": "application/json"}).
 		WithHint(`send the Markdown as a JSON string, {"markdown": "# Hello"}, with Content-Type: application/json; ` +
 			`a file: jq -Rs '{markdown: .}' notes.md | curl -H 'Content-Type: application/json' -d @- ...`)
+}
+
+// opensObject reports whether body's first character, past white space
+// and a byte order mark (Windows editors write one), opens a JSON object.
+func opensObject(body []byte) bool {
+	rest := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(rest) > 0 && rest[0] == '{'
 }
 
 // decodeConversion reads the body through held, within the input limit and

@@ -79,6 +79,15 @@ func contractBadRequests(t *testing.T, a *api) {
 			field: "Content-Type", received: "application/x-www-form-urlencoded", allowed: "", says: "application/x-www-form-urlencoded, not JSON"},
 		{name: "raw Markdown", body: "# Hi\n", hdr: map[string]string{"Content-Type": "text/markdown; charset=utf-8"},
 			field: "Content-Type", received: "text/markdown", allowed: "", says: "text/markdown, not JSON"},
+		// JSON with a mistake, under the form type curl -d sends or a label
+		// naming JSON that does not parse, is told its mistake.
+		{name: "invalid JSON sent as a form", body: `{"markdown": "# Hi",}`, hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "not valid JSON"},
+		{name: "trailing garbage sent as a form", body: `{"markdown": "# Hi"} x`, hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "not valid JSON"},
+		{name: "JSON with a byte order mark sent as a form", body: "\ufeff{\"markdown\": \"# Hi\"}", hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "not valid JSON"},
+		{name: "too deep sent as a form", body: `{"markdown":"x","y":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
+			hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "nests deeper than 10000 levels"},
+		{name: "invalid JSON under a malformed JSON type", body: `{"markdown": "# Hi",}`, hdr: map[string]string{"Content-Type": "application/json; charset"}, says: "not valid JSON"},
+		{name: "blank form", body: " \n", hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "empty"},
 		{name: "idempotency key too long", body: `{"markdown":"x"}`, hdr: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, field: "Idempotency-Key", received: "256 characters", allowed: "", says: "Idempotency-Key"},
 	}
 	before := a.credits(t, key)
