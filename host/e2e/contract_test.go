@@ -83,7 +83,7 @@ func contractBadRequests(t *testing.T, a *api) {
 		// naming JSON that does not parse, is told its mistake.
 		{name: "invalid JSON sent as a form", body: `{"markdown": "# Hi",}`, hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "not valid JSON"},
 		{name: "trailing garbage sent as a form", body: `{"markdown": "# Hi"} x`, hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "not valid JSON"},
-		{name: "JSON with a byte order mark sent as a form", body: "\ufeff{\"markdown\": \"# Hi\"}", hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "not valid JSON"},
+		{name: "invalid JSON with a byte order mark sent as a form", body: "\ufeff{\"markdown\": \"# Hi\",}", hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "not valid JSON"},
 		{name: "too deep sent as a form", body: `{"markdown":"x","y":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
 			hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "nests deeper than 10000 levels"},
 		{name: "invalid JSON under a malformed JSON type", body: `{"markdown": "# Hi",}`, hdr: map[string]string{"Content-Type": "application/json; charset"}, says: "not valid JSON"},
