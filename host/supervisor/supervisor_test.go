@@ -474,9 +474,7 @@ func TestStableRunForgetsEarlyExits(t *testing.T) {
 // in that window, must reach a relaunched process, not the dead one's
 // client (in CI, a killed render failed the next request too).
 func TestRequestAfterCrashGetsNewProcess(t *testing.T) {
-	stable := stableAfter
-	stableAfter = 0 // every kill here is a first crash, relaunched at once
-	t.Cleanup(func() { stableAfter = stable })
+	relaunchEveryKill(t)
 	t.Setenv("FLAKY_HEAP_MIB", "300")
 	sup, _ := startFlaky(t)
 	defer sup.Stop()
@@ -484,15 +482,7 @@ func TestRequestAfterCrashGetsNewProcess(t *testing.T) {
 	req := &stage.ParseRequest{Markdown: "x"}
 	caught := 0
 	for round := 0; round < 20 && caught < 3; round++ {
-		pid := sup.Status()[0].Pid
-		stat, err := os.Open(filepath.Join("/proc", itoa(pid), "stat"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		uncrowd := crowd(t, pid)
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		pid, stat, uncrowd := killCrowded(t, sup)
 		// Wait for the exit to begin, and ask for a client as soon as it
 		// has if the state still says running.
 		inWindow := false
@@ -545,6 +535,33 @@ func statStateFlags(stat []byte) (state byte, flags uint64, ok bool) {
 	}
 	flags, err := strconv.ParseUint(string(f[6]), 10, 64)
 	return f[0][0], flags, err == nil
+}
+
+// relaunchEveryKill makes every exit in the test a first crash, which is
+// relaunched at once rather than after a backoff.
+func relaunchEveryKill(t *testing.T) {
+	stable := stableAfter
+	stableAfter = 0
+	t.Cleanup(func() { stableAfter = stable })
+}
+
+// killCrowded crowds the plugin (crowd) and SIGKILLs it, so that its exit
+// waits for a CPU. It returns the plugin's pid, its /proc stat file, open
+// from before the kill, and the func that ends the crowd.
+func killCrowded(t *testing.T, sup *Supervisor) (int, *os.File, func()) {
+	t.Helper()
+	pid := sup.Status()[0].Pid
+	stat, err := os.Open(filepath.Join("/proc", itoa(pid), "stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uncrowd := crowd(t, pid)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		uncrowd()
+		stat.Close()
+		t.Fatal(err)
+	}
+	return pid, stat, uncrowd
 }
 
 // crowd pins every thread of pid to one CPU at the lowest priority and
@@ -623,23 +640,13 @@ func TestExiting(t *testing.T) {
 // kernel marks the kill pending on every thread at once, so the request
 // must reach a relaunched process.
 func TestRequestRightAfterKillGetsNewProcess(t *testing.T) {
-	stable := stableAfter
-	stableAfter = 0 // every kill here is a first crash, relaunched at once
-	t.Cleanup(func() { stableAfter = stable })
+	relaunchEveryKill(t)
 	sup, _ := startFlaky(t)
 	defer sup.Stop()
 	ctx := context.Background()
 	caught := 0
 	for round := 0; round < 10 && caught < 3; round++ {
-		pid := sup.Status()[0].Pid
-		stat, err := os.Open(filepath.Join("/proc", itoa(pid), "stat"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		uncrowd := crowd(t, pid)
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		pid, stat, uncrowd := killCrowded(t, sup)
 		buf := make([]byte, 512)
 		n, _ := stat.ReadAt(buf, 0)
 		stat.Close()
@@ -658,7 +665,7 @@ func TestRequestRightAfterKillGetsNewProcess(t *testing.T) {
 		}()
 		time.Sleep(50 * time.Millisecond)
 		uncrowd()
-		err = <-answer
+		err := <-answer
 		if !before {
 			continue // the exit had begun before it could be seen
 		}
