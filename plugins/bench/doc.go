@@ -9,7 +9,9 @@
 //   - fpdf, 10 pages: end-to-end vs the layout code called in process, one client
 //     (latency, with the host's mean time per stage call) and four (throughput);
 //     beside it the same layout as one call to the render-fpdf process, the
-//     ceiling of that ratio for any pipeline that renders in a plugin
+//     ceiling of that ratio for any pipeline that renders in a plugin; and the
+//     host's pipeline code over the parse, style and render processes with no
+//     HTTP, key check or credits, the share of the document's own stages
 //   - a plugin hop: the cheapest stage call right after the last one, and after
 //     5 ms of other work, which is what each hop of a conversion pays; beside
 //     it the same round trips over a bare Unix socket, the machine's floor

@@ -3,9 +3,12 @@ package bench
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/mdpress/mdpress/core/papers"
+	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/sdk/plugintest"
 	"github.com/mdpress/mdpress/sdk/stage"
 )
@@ -43,4 +46,64 @@ func BenchmarkFpdfTenPagesFloor(b *testing.B) {
 	b.ReportMetric(ours.Seconds()*1000/n, "plugin-ms/doc")
 	b.ReportMetric(theirs.Seconds()*1000/n, "inproc-ms/doc")
 	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/plugin")
+}
+
+// BenchmarkFpdfTenPagesStages: the 10-page conversion through the host's
+// pipeline code with parse-goldmark, style-themes and render-fpdf as plugin
+// processes, as the host runs them, but with no HTTP, no key check and no
+// credits (the pipeline of `mdpress render`), against the layout called in
+// process. Between the floor (the render alone as a plugin call) and end to
+// end (BenchmarkFpdfTenPages), it says how much of the gap the document's
+// own stages make and how much the request around them does.
+func BenchmarkFpdfTenPagesStages(b *testing.B) {
+	md, r, req := tenPagesInProcess(b)
+	ctx := context.Background()
+	info, err := r.Configure(ctx, &stage.ConfigureRequest{Config: []byte("{}")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	parser := plugintest.Launch(b, filepath.Join(binDir, "plugins", "parse-goldmark"), stage.NameParse, plugintest.Config{})
+	parser.RelayTrees() // as the host's supervisor sets it
+	st := pipeline.Stages{
+		Parser:       parser,
+		Styler:       plugintest.Launch(b, filepath.Join(binDir, "plugins", "style-themes"), stage.NameStyle, plugintest.Config{}),
+		Renderer:     plugintest.Launch(b, filepath.Join(binDir, "plugins", "render-fpdf"), stage.NameRender, plugintest.Config{}),
+		RendererCaps: info.Info.Capabilities,
+	}
+	if !slices.Contains(st.RendererCaps, stage.CapReadsTreeParts) {
+		b.Fatalf("render-fpdf declares %v, not reading the tree in parts", st.RendererCaps)
+	}
+	a4, _ := papers.Lookup("A4")
+	job := pipeline.Job{Markdown: md, Theme: "modern", Page: a4, Numbering: stage.NumberingCenter}
+	p := pipeline.New(nil)
+	run := func() {
+		res, err := p.Run(ctx, st, job)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Pages != 10 {
+			b.Fatalf("%d pages, want 10", res.Pages)
+		}
+	}
+	for range 5 {
+		run()
+		_, _ = r.Render(ctx, req)
+	}
+	var ours, theirs time.Duration
+	for b.Loop() {
+		start := time.Now()
+		run()
+		answered := time.Now()
+		time.Sleep(settle)
+		mid := time.Now()
+		if _, err := r.Render(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		ours += answered.Sub(start)
+		theirs += time.Since(mid)
+	}
+	n := float64(b.N)
+	b.ReportMetric(ours.Seconds()*1000/n, "stages-ms/doc")
+	b.ReportMetric(theirs.Seconds()*1000/n, "inproc-ms/doc")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/stages")
 }
