@@ -347,6 +347,7 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 	// even when the host is killed outright.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Env = append(os.Environ(), sdkplugin.LogLevelEnv+"="+sl.level.String())
+	stderr := &stderrTail{}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  sdkplugin.Handshake,
 		Plugins:          sdkplugin.Map(sl.spec.Stage),
@@ -356,6 +357,7 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 		Logger:           newHCLogger(sl.log),
 		SyncStdout:       newStdioWriter(sl.log.With("stream", "stdout")),
 		SyncStderr:       newStdioWriter(sl.log),
+		Stderr:           stderr,
 		StartTimeout:     15 * time.Second,
 	})
 	proc := &process{Client: client, cmd: cmd}
@@ -365,7 +367,11 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 	}
 	rpc, err := client.Client()
 	if err != nil {
-		return fail(fmt.Errorf("start: %w", err))
+		// Kill waits until go-plugin has copied the last of the
+		// plugin's stderr, which a plugin that exits at once wrote as
+		// it went.
+		proc.Kill()
+		return fail(startError(err, stderr.reason()))
 	}
 	raw, err := rpc.Dispense(sl.spec.Stage)
 	if err != nil {

@@ -710,3 +710,59 @@ func TestStopKillsPluginBeingReplaced(t *testing.T) {
 		}
 	}
 }
+
+// TestStartFailureSaysWhy: a plugin that stops before its handshake and
+// says why, on stderr or on stdout, fails Start with that reason in one
+// line. The reason was logged at debug level only, and the error was
+// go-plugin's paragraph on architectures and permissions.
+func TestStartFailureSaysWhy(t *testing.T) {
+	dir := buildFlaky(t)
+	start := func(t *testing.T) error {
+		t.Helper()
+		sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+		t.Cleanup(sup.Stop)
+		return sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
+	}
+	for _, tc := range []struct{ name, env, value, want string }{
+		{"panic before Serve", "FLAKY_PANIC", "no config file",
+			"plugin flaky (parse stage): start: no handshake; its stderr said: panic: no config file"},
+		{"an error logged before an exit", "FLAKY_QUIT", "open /etc/flaky.conf: permission denied",
+			"plugin flaky (parse stage): start: no handshake; its stderr said: cannot start err=open /etc/flaky.conf: permission denied"},
+		{"a line on stdout before Serve", "FLAKY_STDOUT", "flaky starting up",
+			`plugin flaky (parse stage): start: no handshake: it wrote "flaky starting up" on stdout, which carries the handshake (a plugin logs to stderr)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			if err := start(t); err == nil || err.Error() != tc.want {
+				t.Fatalf("Start = %v\nwant %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("an exit with a reason on stderr", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "flaky"), []byte("#!/bin/sh\necho 'starting' >&2\necho 'flaky: cannot open /etc/flaky.conf: permission denied' >&2\nexit 3\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+		t.Cleanup(sup.Stop)
+		err := sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
+		const want = "plugin flaky (parse stage): start: no handshake; its stderr said: flaky: cannot open /etc/flaky.conf: permission denied"
+		if err == nil || err.Error() != want {
+			t.Fatalf("Start = %v\nwant %q", err, want)
+		}
+	})
+	t.Run("an exit without a word", func(t *testing.T) {
+		// Nothing to quote: go-plugin's diagnosis of the binary is all
+		// there is.
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "flaky"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+		t.Cleanup(sup.Stop)
+		err := sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
+		if err == nil || !strings.Contains(err.Error(), "Failed to read any lines from plugin's stdout") {
+			t.Fatalf("Start = %v, want go-plugin's error", err)
+		}
+	})
+}

@@ -4,12 +4,16 @@
 // refuses a config block with a key "bad", and exits FLAKY_EXIT_AFTER (a
 // duration) after its Configure when that is set. FLAKY_HEAP_MIB makes it
 // hold that much memory from its start, for a kill that takes a while.
+// FLAKY_STDOUT is a line it prints on stdout before Serve, FLAKY_PANIC the
+// value it panics with before Serve, FLAKY_QUIT an error it logs before it
+// exits without serving: a plugin that never handshakes.
 package main
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -52,6 +56,16 @@ func (f *flaky) Parse(_ context.Context, req *stage.ParseRequest) (*stage.ParseR
 var heap [][]byte
 
 func main() {
+	if line := os.Getenv("FLAKY_STDOUT"); line != "" {
+		fmt.Println(line)
+	}
+	if v := os.Getenv("FLAKY_PANIC"); v != "" {
+		panic(v)
+	}
+	if v := os.Getenv("FLAKY_QUIT"); v != "" {
+		sdkplugin.Logger().Error("cannot start", "err", v)
+		os.Exit(1)
+	}
 	mib, _ := strconv.Atoi(os.Getenv("FLAKY_HEAP_MIB"))
 	for range mib {
 		b := make([]byte, 1<<20)
