@@ -350,7 +350,14 @@ func (c *Config) Validate() error {
 	for name := range c.Plugins {
 		if !known[name] {
 			names := slices.Sorted(maps.Keys(known))
-			return fmt.Errorf("config: plugins.%s: no stage runs a plugin of that name (known: %s)", name, strings.Join(names, ", "))
+			// The typo is as often in the stage's choice as in the block's
+			// name (sink.plugin: sink-datd beside plugins.sink-dated): say
+			// what the block's stage runs.
+			choice := ""
+			if st, _, _ := strings.Cut(name, "-"); slices.Contains(stage.Names, st) {
+				choice = fmt.Sprintf("%s.plugin is %s; ", st, c.StagePlugins()[st])
+			}
+			return fmt.Errorf("config: plugins.%s: no stage runs a plugin of that name (%sknown: %s)", name, choice, strings.Join(names, ", "))
 		}
 	}
 	// Hosted-file URLs are this base and a path: without a scheme and a
