@@ -30,13 +30,14 @@ type stderrTail struct {
 	cut   bool   // line lost its end
 	last  string // the last line with text
 	panic string // the first line of the runtime's panic or fatal error
+	done  bool   // the handshake completed: nothing more is kept
 }
 
 func (w *stderrTail) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(p)
-	for len(p) > 0 {
+	for len(p) > 0 && !w.done {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			w.add(p)
@@ -102,6 +103,15 @@ func logLine(b []byte) (line string, ok bool) {
 		}
 	}
 	return sb.String(), true
+}
+
+// handshaken stops keeping lines: a running plugin's log goes to the
+// host's log already, and reading it here too would decode each of its
+// JSON lines a second time for the process's life.
+func (w *stderrTail) handshaken() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done, w.line, w.last, w.panic = true, nil, "", ""
 }
 
 // reason is the line of stderr that most likely says why the plugin

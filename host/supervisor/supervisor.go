@@ -373,6 +373,7 @@ func (sl *slot) start(ctx context.Context) (launched, error) {
 		proc.Kill()
 		return fail(startError(err, stderr.reason()))
 	}
+	stderr.handshaken()
 	raw, err := rpc.Dispense(sl.spec.Stage)
 	if err != nil {
 		return fail(fmt.Errorf("dispense: %w", err))

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -765,4 +766,18 @@ func TestStartFailureSaysWhy(t *testing.T) {
 			t.Fatalf("Start = %v, want go-plugin's error", err)
 		}
 	})
+}
+
+func TestStderrTailStopsAtHandshake(t *testing.T) {
+	var w stderrTail
+	fmt.Fprintln(&w, "panic: before")
+	if got := w.reason(); got != "panic: before" {
+		t.Fatalf("reason = %q, want the panic line", got)
+	}
+	w.handshaken()
+	fmt.Fprintln(&w, "panic: after the handshake")
+	fmt.Fprintln(&w, "a line of the running plugin's log")
+	if got := w.reason(); got != "" {
+		t.Fatalf("reason after the handshake = %q, want nothing kept", got)
+	}
 }
