@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -27,25 +28,8 @@ func BenchmarkFpdfTenPagesFloor(b *testing.B) {
 		}
 		_, _ = r.Render(ctx, req)
 	}
-	var ours, theirs time.Duration
-	for b.Loop() {
-		start := time.Now()
-		if _, err := c.Render(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-		answered := time.Now()
-		time.Sleep(settle)
-		mid := time.Now()
-		if _, err := r.Render(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-		ours += answered.Sub(start)
-		theirs += time.Since(mid)
-	}
-	n := float64(b.N)
-	b.ReportMetric(ours.Seconds()*1000/n, "plugin-ms/doc")
-	b.ReportMetric(theirs.Seconds()*1000/n, "inproc-ms/doc")
-	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/plugin")
+	againstInProcess(b, "plugin", func() error { _, err := c.Render(ctx, req); return err },
+		func() error { _, err := r.Render(ctx, req); return err })
 }
 
 // BenchmarkFpdfTenPagesStages: the 10-page conversion through the host's
@@ -76,34 +60,44 @@ func BenchmarkFpdfTenPagesStages(b *testing.B) {
 	a4, _ := papers.Lookup("A4")
 	job := pipeline.Job{Markdown: md, Theme: "modern", Page: a4, Numbering: stage.NumberingCenter}
 	p := pipeline.New(nil)
-	run := func() {
+	run := func() error {
 		res, err := p.Run(ctx, st, job)
-		if err != nil {
-			b.Fatal(err)
+		if err == nil && res.Pages != 10 {
+			err = fmt.Errorf("%d pages, want 10", res.Pages)
 		}
-		if res.Pages != 10 {
-			b.Fatalf("%d pages, want 10", res.Pages)
-		}
+		return err
 	}
 	for range 5 {
-		run()
+		if err := run(); err != nil {
+			b.Fatal(err)
+		}
 		_, _ = r.Render(ctx, req)
 	}
-	var ours, theirs time.Duration
+	againstInProcess(b, "stages", run, func() error { _, err := r.Render(ctx, req); return err })
+}
+
+// againstInProcess times ours and the layout in process (theirs) in turns,
+// a pause between them, and reports the mean of each and theirs/ours as
+// the ratio against name ("inproc/plugin").
+func againstInProcess(b *testing.B, name string, ours, theirs func() error) {
+	b.Helper()
+	var o, t time.Duration
 	for b.Loop() {
 		start := time.Now()
-		run()
+		if err := ours(); err != nil {
+			b.Fatal(err)
+		}
 		answered := time.Now()
 		time.Sleep(settle)
 		mid := time.Now()
-		if _, err := r.Render(ctx, req); err != nil {
+		if err := theirs(); err != nil {
 			b.Fatal(err)
 		}
-		ours += answered.Sub(start)
-		theirs += time.Since(mid)
+		o += answered.Sub(start)
+		t += time.Since(mid)
 	}
 	n := float64(b.N)
-	b.ReportMetric(ours.Seconds()*1000/n, "stages-ms/doc")
-	b.ReportMetric(theirs.Seconds()*1000/n, "inproc-ms/doc")
-	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "inproc/stages")
+	b.ReportMetric(o.Seconds()*1000/n, name+"-ms/doc")
+	b.ReportMetric(t.Seconds()*1000/n, "inproc-ms/doc")
+	b.ReportMetric(t.Seconds()/o.Seconds(), "inproc/"+name)
 }
