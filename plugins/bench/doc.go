@@ -7,7 +7,9 @@
 //   - chrome, 4 clients: end-to-end throughput vs bare chromedp with the same tab count,
 //     and vs a browser process per document
 //   - fpdf, 10 pages: end-to-end vs the layout code called in process, one client
-//     (latency, with the host's mean time per stage call) and four (throughput);
+//     (latency, with the host's mean time per stage call, the CPU each process
+//     spends per document, and the ratio a perfect schedule of that CPU over
+//     the cores would give) and four (throughput);
 //     beside it the same layout as one call to the render-fpdf process, the
 //     ceiling of that ratio for any pipeline that renders in a plugin; and the
 //     host's pipeline code over the parse, style and render processes with no
