@@ -47,9 +47,10 @@ func WithReservationTTL(d time.Duration) Option {
 // Open connects to the store and applies any pending schema migrations.
 // driver is "sqlite" (dsn is a file path, created with its directory when
 // missing) or "postgres" (dsn is a libpq URL or key=value string; pgxpool's
-// pool_max_conns and friends are honoured). A bad
-// argument is a CodeInvalid *stage.Error; a database that cannot be reached
-// is any other error.
+// pool_max_conns and friends are honoured). A bad argument is a
+// CodeInvalid *stage.Error; a PostgreSQL that cannot be reached, or a
+// failed migration, a CodeUnavailable one naming the database; a SQLite
+// file that cannot be opened is any other error.
 func Open(ctx context.Context, driver, dsn string, plans []stage.Plan, opts ...Option) (Store, error) {
 	o := options{now: time.Now, reservationTTL: DefaultReservationTTL}
 	for _, opt := range opts {
@@ -68,6 +69,9 @@ func Open(ctx context.Context, driver, dsn string, plans []stage.Plan, opts ...O
 		db, err = openSQLite(ctx, dsn)
 	case DriverPostgres:
 		db, err = openPostgres(ctx, dsn)
+		if err != nil && stage.CodeOf(err) != stage.CodeInvalid {
+			return nil, unreachable(dsn, err)
+		}
 	default:
 		return nil, stage.Errorf(stage.CodeInvalid, "unknown accounts driver %q (want %q or %q)", driver, DriverSQLite, DriverPostgres)
 	}
@@ -76,9 +80,19 @@ func Open(ctx context.Context, driver, dsn string, plans []stage.Plan, opts ...O
 	}
 	if err := db.migrate(ctx, migrations); err != nil {
 		db.close()
-		return nil, fmt.Errorf("migrate %s: %w", driver, err)
+		return nil, stage.Errorf(stage.CodeUnavailable, "migrate the accounts at %s: %v", Where(driver, dsn), err)
 	}
 	return &store{db: db, plans: byName, opts: o}, nil
+}
+
+// unreachable says which database would not answer, why, and the setting
+// that names it. Only the message crosses from the auth and meter plugins
+// to the line mdpress serve exits with, so the cause goes in it (and is
+// not wrapped too, which would print it twice); pgx's connection errors
+// name the user, database and address, never the password.
+func unreachable(dsn string, err error) error {
+	return stage.Errorf(stage.CodeUnavailable, "cannot open the accounts at %s: %v; check accounts.dsn (MDPRESS_ACCOUNTS_DSN) and that the server is up",
+		Where(DriverPostgres, dsn), err)
 }
 
 func planIndex(plans []stage.Plan) (map[string]stage.Plan, error) {

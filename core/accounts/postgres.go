@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mdpress/mdpress/sdk/stage"
 )
 
 // migrationLockID names the advisory lock that keeps two hosts starting at
@@ -26,13 +29,31 @@ type pgDB struct {
 func openPostgres(ctx context.Context, dsn string) (*pgDB, error) {
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+		return nil, dsnError(err)
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
+		return nil, err
 	}
 	return &pgDB{pgQuerier: pgQuerier{pool}, pool: pool}, nil
+}
+
+// dsnError reports a DSN that pgx cannot read without quoting the DSN:
+// pgx masks the password in the DSN it quotes only where it recognizes
+// one, and a keyword/value DSN with spaces around "=" (password = s3cret,
+// which libpq takes) went whole into the plugins' log and the command's
+// error. The operator has the DSN; what pgx found wrong follows the quote.
+func dsnError(err error) error {
+	var pe *pgconn.ParseConfigError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	quote := (&pgconn.ParseConfigError{ConnString: pe.ConnString}).Error()
+	reason, ok := strings.CutPrefix(pe.Error(), quote)
+	if !ok || reason == "" {
+		reason = "not understood"
+	}
+	return stage.Errorf(stage.CodeInvalid, "accounts.dsn (MDPRESS_ACCOUNTS_DSN) is not a PostgreSQL DSN: %s", reason)
 }
 
 func (d *pgDB) write(ctx context.Context, fn func(q querier) error) error {

@@ -541,3 +541,49 @@ func TestAccountsPostgresURLWithoutDriver(t *testing.T) {
 		t.Errorf("the data dir holds %v", ents)
 	}
 }
+
+// TestServeNamesTheAccountsDatabaseItCannotOpen: serve (and accounts)
+// against a PostgreSQL that refuses the DSN exits with the database, the
+// server's reason and the setting to fix, and never with the DSN's
+// password. The exit line said only "cannot open the account store",
+// the reason being in a plugin's log line above it; and a keyword/value
+// DSN with spaces around "=" (password = ..., as libpq allows) that pgx
+// could not read went into that log line and the accounts error whole,
+// password included.
+func TestServeNamesTheAccountsDatabaseItCannotOpen(t *testing.T) {
+	st := newPostgresServer(t).store(t)
+	u, err := url.Parse(st.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := "mdpress_missing"
+	cases := []struct {
+		name, dsn string
+		want      []string
+	}{
+		{"database refused", "postgres://postgres:hunter2@" + u.Host + "/" + missing + "?sslmode=disable",
+			[]string{"cannot open the accounts at postgres postgres@" + u.Host + "/" + missing,
+				`database "` + missing + `" does not exist`, "check accounts.dsn (MDPRESS_ACCOUNTS_DSN)"}},
+		{"DSN unreadable", "host=" + u.Hostname() + " port=" + u.Port() + " user=postgres password = hunter2 dbname=mdpress connect_timeout=soon",
+			[]string{"accounts.dsn (MDPRESS_ACCOUNTS_DSN) is not a PostgreSQL DSN: invalid connect_timeout"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := []string{"MDPRESS_ACCOUNTS_DRIVER=postgres", "MDPRESS_ACCOUNTS_DSN=" + c.dsn}
+			common := []string{"--data-dir", t.TempDir(), "--plugin-dir", filepath.Join(binDir, "plugins")}
+			for _, args := range [][]string{{"serve", "--addr", "127.0.0.1:0", "--backend", "fpdf"}, {"accounts", "list"}} {
+				r := runMdpress(t, env, append(args, common...)...)
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				last := lines[len(lines)-1]
+				for _, w := range c.want {
+					if r.code != 1 || !strings.Contains(last, w) {
+						t.Errorf("%v: exit %d, want 1 and a last line with %q:\n%s", args, r.code, w, r.stderr)
+					}
+				}
+				if strings.Contains(r.stderr, "hunter2") {
+					t.Errorf("%v: the DSN's password is on stderr:\n%s", args, r.stderr)
+				}
+			}
+		})
+	}
+}

@@ -113,10 +113,12 @@ func notConfigured() error {
 	return stage.Errorf(stage.CodeUnavailable, "auth-apikey is not configured")
 }
 
-// openError keeps configuration mistakes as they are (they name what is
-// wrong) and reports anything else as an unreachable store.
+// openError keeps the store's own errors as they are (they name what is
+// wrong and where, and only their message reaches the host) and reports
+// anything else as an unreachable store.
 func openError(err error) error {
-	if stage.CodeOf(err) == stage.CodeInvalid {
+	var se *stage.Error
+	if errors.As(err, &se) {
 		return err
 	}
 	return stage.Wrap(stage.CodeUnavailable, err, "auth-apikey: cannot open the account store")

@@ -58,7 +58,10 @@ func (m *Meter) Configure(ctx context.Context, req *stage.ConfigureRequest) (*st
 	opts := append(append([]accounts.Option(nil), m.opts...), accounts.WithReservationTTL(cfg.ReservationTTL))
 	st, err := accounts.OpenConfigured(ctx, req, opts...)
 	if err != nil {
-		if stage.CodeOf(err) == stage.CodeInvalid {
+		// The store's own errors name what is wrong and where, and only a
+		// message reaches the host.
+		var se *stage.Error
+		if errors.As(err, &se) {
 			return nil, err
 		}
 		return nil, stage.Wrap(stage.CodeUnavailable, err, "meter-credits: cannot open the account store")
