@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -106,21 +107,47 @@ func TestHealthSaysWhatToChange(t *testing.T) {
 }
 
 // TestCreateBucketSaysWhy: with createBucket, a bucket that cannot be made
-// stops Configure with the server's reason, not only the bucket's name.
+// stops Configure saying why and what to change, as health does without
+// createBucket: keys the server refuses, an endpoint that does not answer,
+// or else the server's reason. Keys refused and a closed port gave the
+// SDK's error alone, naming neither the keys' source nor the endpoint
+// setting.
 func TestCreateBucketSaysWhy(t *testing.T) {
-	cfg := s3Config(t, map[string]any{"accessKeyID": "wrong", "secretAccessKey": "wrong"})
-	raw, err := json.Marshal(cfg)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(testLogger(t), WithGetenv(noEnv))
-	defer s.Close()
-	_, err = s.Configure(context.Background(), &stage.ConfigureRequest{Config: raw})
-	wantCode(t, err, stage.CodeUnavailable)
-	msg := stage.SafeMessage(err)
-	for _, w := range []string{cfg["bucket"].(string), cfg["endpoint"].(string), "CreateBucket", "StatusCode"} {
-		if !strings.Contains(msg, w) {
-			t.Errorf("configure message %q: want %q in it", msg, w)
-		}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	tests := []struct {
+		name  string
+		extra map[string]any
+		want  []string
+	}{
+		{"wrong keys", map[string]any{"accessKeyID": "wrong", "secretAccessKey": "wrong"},
+			[]string{"refused the keys of plugins.sink-s3.accessKeyID and secretAccessKey: check them"}},
+		{"endpoint not answering", map[string]any{"endpoint": closed},
+			[]string{closed, "connection refused", "check plugins.sink-s3.endpoint"}},
+		{"wrong region", map[string]any{"region": "eu-west-1"},
+			[]string{"sink-s3: cannot create bucket", "CreateBucket", "StatusCode: 400"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := s3Config(t, tt.extra)
+			raw, err := json.Marshal(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := New(testLogger(t), WithGetenv(noEnv))
+			defer s.Close()
+			_, err = s.Configure(context.Background(), &stage.ConfigureRequest{Config: raw})
+			wantCode(t, err, stage.CodeUnavailable)
+			msg := stage.SafeMessage(err)
+			for _, w := range append([]string{cfg["bucket"].(string), cfg["endpoint"].(string)}, tt.want...) {
+				if !strings.Contains(msg, w) {
+					t.Errorf("configure message %q: want %q in it", msg, w)
+				}
+			}
+		})
 	}
 }

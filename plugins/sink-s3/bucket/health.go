@@ -22,15 +22,40 @@ const (
 // unavailable" alone left them to find the cause in the plugin's log, and
 // the fix (createBucket, the keys) in the source.
 func (st *state) problem(ctx context.Context, err error) string {
-	where := fmt.Sprintf("bucket %q at %s", st.cfg.Bucket, st.cfg.endpointName())
+	where := st.where()
+	switch code := st.status(ctx, err); code {
+	case 0:
+		return st.unanswered(err)
+	case http.StatusNotFound:
+		return where + " does not exist: create it, or set plugins.sink-s3.createBucket: true to have sink-s3 create it at start"
+	case http.StatusForbidden, http.StatusUnauthorized:
+		return st.refused()
+	default:
+		return fmt.Sprintf("%s unavailable: %v", where, err)
+	}
+}
+
+// createProblem is problem for a CreateBucket that failed at start: the
+// keys and an endpoint that does not answer are named as HeadBucket's
+// failures are; the server's reason for anything else.
+func (st *state) createProblem(ctx context.Context, err error) string {
+	switch st.status(ctx, err) {
+	case 0:
+		return st.unanswered(err)
+	case http.StatusForbidden, http.StatusUnauthorized:
+		return st.refused()
+	default:
+		return fmt.Sprintf("sink-s3: cannot create %s: %v", st.where(), err)
+	}
+}
+
+// status is the HTTP status of the server's answer to a failed call, 0
+// when there was none (the keys could not be had, the endpoint not
+// reached).
+func (st *state) status(ctx context.Context, err error) int {
 	var resp *awshttp.ResponseError
 	if !errors.As(err, &resp) {
-		// No answer: the keys could not be had, or the endpoint not reached.
-		msg := fmt.Sprintf("%s unavailable: %v", where, err)
-		if st.creds == credsChain {
-			msg += "; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in mdpress's environment"
-		}
-		return msg
+		return 0
 	}
 	code := resp.HTTPStatusCode()
 	// An answer to HEAD has no body, so no error code: a 404 is a missing
@@ -45,14 +70,27 @@ func (st *state) problem(ctx context.Context, err error) string {
 			code = http.StatusForbidden
 		}
 	}
-	switch code {
-	case http.StatusNotFound:
-		return where + " does not exist: create it, or set plugins.sink-s3.createBucket: true to have sink-s3 create it at start"
-	case http.StatusForbidden, http.StatusUnauthorized:
-		return fmt.Sprintf("%s refused the keys of %s: check them, and that they may read and write the bucket", where, st.creds)
-	default:
-		return fmt.Sprintf("%s unavailable: %v", where, err)
+	return code
+}
+
+func (st *state) where() string {
+	return fmt.Sprintf("bucket %q at %s", st.cfg.Bucket, st.cfg.endpointName())
+}
+
+func (st *state) unanswered(err error) string {
+	msg := fmt.Sprintf("%s unavailable: %v", st.where(), err)
+	switch {
+	case st.creds == credsChain:
+		msg += "; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in mdpress's environment"
+	case st.cfg.Endpoint != "":
+		// With keys at hand, no answer is the endpoint's.
+		msg += "; check plugins.sink-s3.endpoint, and that the server is up"
 	}
+	return msg
+}
+
+func (st *state) refused() string {
+	return fmt.Sprintf("%s refused the keys of %s: check them, and that they may read and write the bucket", st.where(), st.creds)
 }
 
 // endpointName is the endpoint as the config says it, or AWS's region.

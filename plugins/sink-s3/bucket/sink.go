@@ -3,7 +3,6 @@ package bucket
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -82,7 +81,7 @@ func (s *Sink) Configure(ctx context.Context, req *stage.ConfigureRequest) (*sta
 		return nil, err
 	}
 	if cfg.CreateBucket {
-		if err := ensureBucket(ctx, client, cfg); err != nil {
+		if err := ensureBucket(ctx, &state{cfg: cfg, client: client, creds: creds}); err != nil {
 			return nil, err
 		}
 	}
@@ -145,23 +144,24 @@ func (s *Sink) newClient(ctx context.Context, cfg Config) (*s3.Client, string, e
 	}), creds, nil
 }
 
-// ensureBucket creates the bucket unless it exists; for development setups.
-func ensureBucket(ctx context.Context, client *s3.Client, cfg Config) error {
-	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &cfg.Bucket}); err == nil {
+// ensureBucket creates st's bucket unless it exists; for development
+// setups.
+func ensureBucket(ctx context.Context, st *state) error {
+	if _, err := st.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &st.cfg.Bucket}); err == nil {
 		return nil
 	}
-	in := &s3.CreateBucketInput{Bucket: &cfg.Bucket}
-	if cfg.Region != "us-east-1" {
+	in := &s3.CreateBucketInput{Bucket: &st.cfg.Bucket}
+	if st.cfg.Region != "us-east-1" {
 		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{
-			LocationConstraint: types.BucketLocationConstraint(cfg.Region),
+			LocationConstraint: types.BucketLocationConstraint(st.cfg.Region),
 		}
 	}
-	_, err := client.CreateBucket(ctx, in)
+	_, err := st.client.CreateBucket(ctx, in)
 	var owned *types.BucketAlreadyOwnedByYou
 	if err != nil && !errors.As(err, &owned) {
-		// The cause is the operator's only clue (wrong keys, an endpoint
-		// that does not answer): it does not cross the process boundary.
-		return stage.Wrap(stage.CodeUnavailable, err, fmt.Sprintf("sink-s3: cannot create bucket %q at %s: %v", cfg.Bucket, cfg.endpointName(), err))
+		// Only the message crosses the process boundary, so it carries
+		// the cause and the setting to change.
+		return stage.Wrap(stage.CodeUnavailable, err, st.createProblem(ctx, err))
 	}
 	return nil
 }
