@@ -58,11 +58,14 @@ func (st *state) status(ctx context.Context, err error) int {
 		return 0
 	}
 	code := resp.HTTPStatusCode()
+	if code == 0 {
+		return 0 // the SDK's wrapping of a request never sent
+	}
 	// An answer to HEAD has no body, so no error code: a 404 is a missing
 	// bucket on AWS, and an unknown access key on versitygw. A listing's
 	// answer says which.
 	var api smithy.APIError
-	if _, lerr := st.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: &st.cfg.Bucket, MaxKeys: new(int32(1))}); errors.As(lerr, &api) {
+	if _, lerr := st.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: &st.cfg.Bucket, MaxKeys: new(int32(1))}, oneAttempt); errors.As(lerr, &api) {
 		switch api.ErrorCode() {
 		case "NoSuchBucket":
 			code = http.StatusNotFound
@@ -92,6 +95,11 @@ func (st *state) unanswered(err error) string {
 func (st *state) refused() string {
 	return fmt.Sprintf("%s refused the keys of %s: check them, and that they may read and write the bucket", st.where(), st.creds)
 }
+
+// oneAttempt sends a health check's calls once: the SDK's retries of a
+// refused connection outlast the host's deadline, and the host checks
+// again in a moment anyway.
+func oneAttempt(o *s3.Options) { o.RetryMaxAttempts = 1 }
 
 // endpointName is the endpoint as the config says it, or AWS's region.
 func (c Config) endpointName() string {

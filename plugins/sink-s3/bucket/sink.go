@@ -175,7 +175,15 @@ func (s *Sink) Health(ctx context.Context) error {
 	if st == nil {
 		return stage.Errorf(stage.CodeUnavailable, "sink-s3 is not configured")
 	}
-	if _, err := st.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &st.cfg.Bucket}); err != nil {
+	if deadline, ok := ctx.Deadline(); ok {
+		// Give up with a quarter of the time left, so that the host hears
+		// that the bucket does not answer rather than taking sink-s3 for
+		// hung and relaunching it while S3 is down.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(deadline)*3/4)
+		defer cancel()
+	}
+	if _, err := st.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &st.cfg.Bucket}, oneAttempt); err != nil {
 		return stage.Wrap(stage.CodeUnavailable, err, st.problem(ctx, err))
 	}
 	return nil
