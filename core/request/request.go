@@ -100,6 +100,9 @@ func Decode(body []byte) (*Conversion, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.ContainsRune(md, utf8.RuneError) && !utf8.Valid(body) {
+		return nil, notUTF8(body)
+	}
 	if md == "" {
 		return nil, invalid("the markdown field must not be empty", map[string]any{"field": "markdown", "received": "", "allowed": "a string of at least 1 character"}).
 			WithHint("send at least one character of Markdown")
@@ -288,6 +291,27 @@ func lang(raw any) (string, error) {
 			WithHint("use a BCP 47 tag: a language, optionally a script and a region, e.g. fr, pt-BR, zh-Hans")
 	}
 	return canonical, nil
+}
+
+// notUTF8 refuses a body that is not UTF-8, which RFC 8259 asks of JSON
+// between systems. encoding/json made each such byte U+FFFD: a document
+// saved as Latin-1 or Windows-1252 ("café" as caf\xe9) became a charged
+// PDF reading "caf\uFFFD", whatever charset its Content-Type declared.
+// Decode looks for it only when the markdown field holds U+FFFD, so a
+// valid body is not scanned once more; in the other fields a replaced
+// byte already makes a value or a name the contract does not know.
+func notUTF8(body []byte) error {
+	at := 0
+	for at < len(body) {
+		r, n := utf8.DecodeRune(body[at:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		at += n
+	}
+	return invalid("the request body is not UTF-8", map[string]any{"position": at + 1, "received": "bytes that are not UTF-8", "allowed": "UTF-8 text"}).
+		WithHint(fmt.Sprintf("re-encode the body as UTF-8 (the byte at position %d is not; text saved as Latin-1 or Windows-1252?), "+
+			"or send the characters as JSON escapes such as \\u00e9", at+1))
 }
 
 // decodeObject decodes body, which must be one JSON object and nothing

@@ -88,6 +88,10 @@ func contractBadRequests(t *testing.T, a *api) {
 			hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "nests deeper than 10000 levels"},
 		{name: "invalid JSON under a malformed JSON type", body: `{"markdown": "# Hi",}`, hdr: map[string]string{"Content-Type": "application/json; charset"}, says: "not valid JSON"},
 		{name: "blank form", body: " \n", hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "empty"},
+		// Whatever charset the label declares: encoding/json read each
+		// Latin-1 byte as U+FFFD into a charged PDF.
+		{name: "latin-1 body", body: "{\"markdown\": \"# Caf\xe9 cr\xe8me\"}", hdr: map[string]string{"Content-Type": "application/json; charset=iso-8859-1"},
+			received: "bytes that are not UTF-8", allowed: "", says: "not UTF-8"},
 		{name: "idempotency key too long", body: `{"markdown":"x"}`, hdr: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, field: "Idempotency-Key", received: "256 characters", allowed: "", says: "Idempotency-Key"},
 	}
 	before := a.credits(t, key)
