@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/core/apierr"
+	"github.com/mdpress/mdpress/core/disposition"
 	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/core/request"
 	"github.com/mdpress/mdpress/host/metrics"
@@ -408,6 +409,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job
 		writeJSON(w, http.StatusOK, map[string]string{"url": url})
 	} else {
 		w.Header().Set("Content-Type", "application/pdf")
+		// Named as its hosted copy is: without it curl -OJ, wget
+		// --content-disposition and a browser's save saved the PDF as
+		// "markdown", the path's last segment, with no .pdf.
+		w.Header().Set("Content-Disposition", disposition.Inline(res.Filename))
 		w.Header().Set("Content-Length", strconv.Itoa(len(res.PDF)))
 		w.Header().Set("Cache-Control", "no-store")
 		if res.Pages > 0 {
