@@ -268,6 +268,25 @@ func opensObject(body []byte) bool {
 	return len(rest) > 0 && rest[0] == '{'
 }
 
+// encoded is the 400 of a body sent compressed (Content-Encoding: gzip, as
+// some HTTP clients send large bodies): net/http does not decode a
+// request's body, and the compressed bytes were "not valid JSON" at
+// position 1, which sent the client looking for a typo.
+func encoded(r *http.Request) *apierr.Error {
+	ce := strings.TrimSpace(r.Header.Get("Content-Encoding"))
+	if ce == "" || strings.EqualFold(ce, "identity") {
+		return nil
+	}
+	const most = 100 // as notJSON repeats of a header
+	if len(ce) > most {
+		ce = ce[:most] + "..."
+	}
+	ce = strings.ToValidUTF8(ce, "")
+	return apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, fmt.Sprintf("the request body is encoded (%s); send it uncompressed", ce)).
+		WithDetails(map[string]any{"field": "Content-Encoding", "received": ce, "allowed": "identity"}).
+		WithHint("leave out Content-Encoding and send the JSON as it is")
+}
+
 // decodeConversion reads the body through held, within the input limit and
 // the held-body bound, and decodes it, with the Idempotency-Key header. The
 // caller releases held when it has answered.
@@ -277,6 +296,9 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 		// the limit first, a client that had asked to continue was told
 		// to send it, and uploaded the limit and more for the same 413.
 		return nil, "", &requestError{api: bodyTooLarge(r, s.opt.MaxBodyBytes)}
+	}
+	if e := encoded(r); e != nil {
+		return nil, "", &requestError{api: e}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, held, s.opt.MaxBodyBytes))
 	if err != nil {
