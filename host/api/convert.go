@@ -247,7 +247,9 @@ func notJSON(r *http.Request, body []byte) *apierr.Error {
 	if err != nil {
 		mt = ct
 	}
-	if ct == "" || len(bytes.TrimSpace(body)) == 0 || strings.Contains(strings.ToLower(mt), "json") || opensObject(body) || json.Valid(body) {
+	// UTF-16 JSON is told its encoding: told it was no JSON, its sender
+	// changed the label, then learnt it was "not valid JSON" at position 1.
+	if ct == "" || len(bytes.TrimSpace(body)) == 0 || strings.Contains(strings.ToLower(mt), "json") || opensObject(body) || json.Valid(body) || request.UTF16(body) {
 		return nil
 	}
 	const most = 100 // a header can be long; the answer repeats only this much of it

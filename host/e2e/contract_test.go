@@ -94,6 +94,9 @@ func contractBadRequests(t *testing.T, a *api) {
 		// Latin-1 byte as U+FFFD into a charged PDF.
 		{name: "latin-1 body", body: "{\"markdown\": \"# Caf\xe9 cr\xe8me\"}", hdr: map[string]string{"Content-Type": "application/json; charset=iso-8859-1"},
 			received: "bytes that are not UTF-8", allowed: "", says: "not UTF-8"},
+		// As Windows PowerShell 5 writes a file, sent by curl -d.
+		{name: "UTF-16 body sent as a form", body: "\xff\xfe{\x00\"\x00m\x00a\x00r\x00k\x00d\x00o\x00w\x00n\x00\"\x00:\x00\"\x00#\x00\"\x00}\x00",
+			hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, received: "UTF-16", allowed: "", says: "UTF-16, not UTF-8"},
 		{name: "gzip body", body: "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xab\x56\xca", hdr: map[string]string{"Content-Encoding": "gzip"},
 			field: "Content-Encoding", received: "gzip", allowed: "", says: "uncompressed"},
 		{name: "idempotency key too long", body: `{"markdown":"x"}`, hdr: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, field: "Idempotency-Key", received: "256 characters", allowed: "", says: "Idempotency-Key"},
