@@ -84,6 +84,7 @@ type Job struct {
 type Result struct {
 	PDF      []byte // binary output
 	Pages    int
+	Filename string // the download's name, from the document's title
 	FileID   string
 	URL      string // hosted output; empty URL with a FileID means the host serves it
 	Replayed bool   // an idempotent retry: nothing was charged
@@ -546,7 +547,7 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared)
 			return nil, err
 		}
 	}
-	res := &Result{PDF: rendered.PDF, Pages: rendered.Pages}
+	res := &Result{PDF: rendered.PDF, Pages: rendered.Pages, Filename: Filename(pr.parsed.Document.Title)}
 
 	keep := job.Hosted || job.IdempotencyKey != ""
 	if !keep {
@@ -567,7 +568,7 @@ func (p *Pipeline) produce(ctx context.Context, st Stages, job Job, pr prepared)
 	defer scancel()
 	if err := p.call(ctx, stage.NameSink, func() (e error) {
 		storedFile, e = st.Sink.Store(sctx, &stage.StoreRequest{
-			Owner: job.Principal.UserID, Filename: Filename(pr.parsed.Document.Title), PDF: res.PDF, TTL: ttl,
+			Owner: job.Principal.UserID, Filename: res.Filename, PDF: res.PDF, TTL: ttl,
 		})
 		if e == nil {
 			e = checkStored(storedFile)
@@ -643,7 +644,7 @@ func (p *Pipeline) replay(ctx context.Context, st Stages, job Job, r *stage.Repl
 	if err := p.call(ctx, stage.NameSink, func() error {
 		o, e := st.Sink.Open(ctx, &stage.OpenRequest{ID: s.FileID, Length: length})
 		if e == nil {
-			body = o.Body
+			body, res.Filename = o.Body, o.Filename
 		}
 		return e
 	}); err != nil {

@@ -68,6 +68,10 @@ func Decode(body []byte) (*Conversion, error) {
 	// -Encoding UTF8, Notepad before 2019) start a UTF-8 file with, and
 	// RFC 8259 lets a parser ignore it: refused, it was "not valid JSON"
 	// at position 1, at a character no editor shows.
+	if UTF16(body) {
+		return nil, invalid("the request body is UTF-16, not UTF-8", map[string]any{"received": "UTF-16", "allowed": "UTF-8 text"}).
+			WithHint("re-encode it as UTF-8: iconv -f utf-16 -t utf-8, or in PowerShell Set-Content -Encoding utf8")
+	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
 		return nil, invalid("the request body is empty", nil).
@@ -99,6 +103,9 @@ func Decode(body []byte) (*Conversion, error) {
 	md, err := str("markdown", raw, "a string of at least 1 character")
 	if err != nil {
 		return nil, err
+	}
+	if strings.ContainsRune(md, utf8.RuneError) && !utf8.Valid(body) {
+		return nil, notUTF8(body)
 	}
 	if md == "" {
 		return nil, invalid("the markdown field must not be empty", map[string]any{"field": "markdown", "received": "", "allowed": "a string of at least 1 character"}).
@@ -288,6 +295,42 @@ func lang(raw any) (string, error) {
 			WithHint("use a BCP 47 tag: a language, optionally a script and a region, e.g. fr, pt-BR, zh-Hans")
 	}
 	return canonical, nil
+}
+
+// UTF16 reports whether body is UTF-16 text: it opens with a UTF-16 byte
+// order mark, or with a NUL beside another byte, as a JSON text's first
+// character, ASCII, is in UTF-16 (RFC 4627, 3). Windows PowerShell 5
+// writes files so (its > and Out-File): refused as "not valid JSON" at
+// position 1, the JSON its sender saw in an editor was valid.
+func UTF16(body []byte) bool {
+	if len(body) < 2 {
+		return false
+	}
+	if bytes.HasPrefix(body, []byte{0xff, 0xfe}) || bytes.HasPrefix(body, []byte{0xfe, 0xff}) {
+		return true
+	}
+	return (body[0] == 0) != (body[1] == 0)
+}
+
+// notUTF8 refuses a body that is not UTF-8, which RFC 8259 asks of JSON
+// between systems. encoding/json made each such byte U+FFFD: a document
+// saved as Latin-1 or Windows-1252 ("café" as caf\xe9) became a charged
+// PDF reading "caf\uFFFD", whatever charset its Content-Type declared.
+// Decode looks for it only when the markdown field holds U+FFFD, so a
+// valid body is not scanned once more; in the other fields a replaced
+// byte already makes a value or a name the contract does not know.
+func notUTF8(body []byte) error {
+	at := 0
+	for at < len(body) {
+		r, n := utf8.DecodeRune(body[at:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		at += n
+	}
+	return invalid("the request body is not UTF-8", map[string]any{"position": at + 1, "received": "bytes that are not UTF-8", "allowed": "UTF-8 text"}).
+		WithHint(fmt.Sprintf("re-encode the body as UTF-8 (the byte at position %d is not; text saved as Latin-1 or Windows-1252?), "+
+			"or send the characters as JSON escapes such as \\u00e9", at+1))
 }
 
 // decodeObject decodes body, which must be one JSON object and nothing

@@ -30,6 +30,12 @@ func TestDecode(t *testing.T) {
 		{"second value", `{"markdown":"x"} {}`, "not valid JSON", ""},
 		{"valid but too deep", `{"markdown":"x","y":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, "nests deeper than 10000 levels", ""},
 		{"null body", `null`, "JSON object", ""},
+		// Latin-1 is refused rather than decoded into U+FFFD; the
+		// character itself, or its escape, is kept.
+		{"latin-1 markdown", "{\"markdown\":\"caf\xe9\"}", "not UTF-8", ""},
+		{"utf-16 with a byte order mark", "\xff\xfe{\x00\"\x00m\x00\"\x00:\x00\"\x00x\x00\"\x00}\x00", "UTF-16", ""},
+		{"utf-16 big-endian without one", "\x00{\x00\"\x00m\x00\"\x00:\x00\"\x00x\x00\"\x00}", "UTF-16", ""},
+		{"replacement character", `{"markdown":"caf\ufffd ` + "\ufffd" + `"}`, "", ""},
 		{"unknown field with a huge number", `{"markdown":"x","n":{"m":[1e400]}}`, "", ""},
 		{"page size huge number", `{"markdown":"x","pageSize":1e400}`, "must be a string", "pageSize"},
 		{"array", `["x"]`, "JSON object", ""},

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mdpress/mdpress/core/apierr"
+	"github.com/mdpress/mdpress/core/disposition"
 	"github.com/mdpress/mdpress/core/pipeline"
 	"github.com/mdpress/mdpress/core/request"
 	"github.com/mdpress/mdpress/host/metrics"
@@ -246,7 +247,9 @@ func notJSON(r *http.Request, body []byte) *apierr.Error {
 	if err != nil {
 		mt = ct
 	}
-	if ct == "" || len(bytes.TrimSpace(body)) == 0 || strings.Contains(strings.ToLower(mt), "json") || opensObject(body) || json.Valid(body) {
+	// UTF-16 JSON is told its encoding: told it was no JSON, its sender
+	// changed the label, then learnt it was "not valid JSON" at position 1.
+	if ct == "" || len(bytes.TrimSpace(body)) == 0 || strings.Contains(strings.ToLower(mt), "json") || opensObject(body) || json.Valid(body) || request.UTF16(body) {
 		return nil
 	}
 	const most = 100 // a header can be long; the answer repeats only this much of it
@@ -267,6 +270,25 @@ func opensObject(body []byte) bool {
 	return len(rest) > 0 && rest[0] == '{'
 }
 
+// encoded is the 400 of a body sent compressed (Content-Encoding: gzip, as
+// some HTTP clients send large bodies): net/http does not decode a
+// request's body, and the compressed bytes were "not valid JSON" at
+// position 1, which sent the client looking for a typo.
+func encoded(r *http.Request) *apierr.Error {
+	ce := strings.TrimSpace(r.Header.Get("Content-Encoding"))
+	if ce == "" || strings.EqualFold(ce, "identity") {
+		return nil
+	}
+	const most = 100 // as notJSON repeats of a header
+	if len(ce) > most {
+		ce = ce[:most] + "..."
+	}
+	ce = strings.ToValidUTF8(ce, "")
+	return apierr.New(http.StatusBadRequest, apierr.NameInvalidRequest, fmt.Sprintf("the request body is encoded (%s); send it uncompressed", ce)).
+		WithDetails(map[string]any{"field": "Content-Encoding", "received": ce, "allowed": "identity"}).
+		WithHint("leave out Content-Encoding and send the JSON as it is")
+}
+
 // decodeConversion reads the body through held, within the input limit and
 // the held-body bound, and decodes it, with the Idempotency-Key header. The
 // caller releases held when it has answered.
@@ -276,6 +298,9 @@ func (s *Server) decodeConversion(w http.ResponseWriter, r *http.Request, held *
 		// the limit first, a client that had asked to continue was told
 		// to send it, and uploaded the limit and more for the same 413.
 		return nil, "", &requestError{api: bodyTooLarge(r, s.opt.MaxBodyBytes)}
+	}
+	if e := encoded(r); e != nil {
+		return nil, "", &requestError{api: e}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, held, s.opt.MaxBodyBytes))
 	if err != nil {
@@ -408,6 +433,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, job pipeline.Job
 		writeJSON(w, http.StatusOK, map[string]string{"url": url})
 	} else {
 		w.Header().Set("Content-Type", "application/pdf")
+		// Named as its hosted copy is: without it curl -OJ, wget
+		// --content-disposition and a browser's save saved the PDF as
+		// "markdown", the path's last segment, with no .pdf.
+		w.Header().Set("Content-Disposition", disposition.Inline(res.Filename))
 		w.Header().Set("Content-Length", strconv.Itoa(len(res.PDF)))
 		w.Header().Set("Cache-Control", "no-store")
 		if res.Pages > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"mime"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ func TestContract(t *testing.T) {
 	t.Run("Defaults", func(t *testing.T) { contractDefaults(t, a) })
 	t.Run("UserInfo", func(t *testing.T) { contractUserInfo(t, a) })
 	t.Run("HostedURL", func(t *testing.T) { contractHostedURL(t, a) })
+	t.Run("BinaryName", func(t *testing.T) { contractBinaryName(t, a) })
 }
 
 // contractBadRequests: each malformed body is a 400 whose details name the
@@ -88,6 +90,15 @@ func contractBadRequests(t *testing.T, a *api) {
 			hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "nests deeper than 10000 levels"},
 		{name: "invalid JSON under a malformed JSON type", body: `{"markdown": "# Hi",}`, hdr: map[string]string{"Content-Type": "application/json; charset"}, says: "not valid JSON"},
 		{name: "blank form", body: " \n", hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, says: "empty"},
+		// Whatever charset the label declares: encoding/json read each
+		// Latin-1 byte as U+FFFD into a charged PDF.
+		{name: "latin-1 body", body: "{\"markdown\": \"# Caf\xe9 cr\xe8me\"}", hdr: map[string]string{"Content-Type": "application/json; charset=iso-8859-1"},
+			received: "bytes that are not UTF-8", allowed: "", says: "not UTF-8"},
+		// As Windows PowerShell 5 writes a file, sent by curl -d.
+		{name: "UTF-16 body sent as a form", body: "\xff\xfe{\x00\"\x00m\x00a\x00r\x00k\x00d\x00o\x00w\x00n\x00\"\x00:\x00\"\x00#\x00\"\x00}\x00",
+			hdr: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, received: "UTF-16", allowed: "", says: "UTF-16, not UTF-8"},
+		{name: "gzip body", body: "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xab\x56\xca", hdr: map[string]string{"Content-Encoding": "gzip"},
+			field: "Content-Encoding", received: "gzip", allowed: "", says: "uncompressed"},
 		{name: "idempotency key too long", body: `{"markdown":"x"}`, hdr: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, field: "Idempotency-Key", received: "256 characters", allowed: "", says: "Idempotency-Key"},
 	}
 	before := a.credits(t, key)
@@ -449,6 +460,53 @@ func contractHostedURL(t *testing.T, a *api) {
 			t.Errorf("Content-Disposition %q: without filename*, filename %q (%v), want Cafe resume.pdf", cd, params["filename"], err)
 		}
 	})
+}
+
+// contractBinaryName: a binary answer names its PDF as the hosted copy of
+// the same document is named, its replay too: without it curl -OJ saved it
+// as "markdown", the path's last segment, with no .pdf.
+func contractBinaryName(t *testing.T, a *api) {
+	_, key := a.h.account("pro", 5)
+	filename := func(resp *http.Response) string {
+		t.Helper()
+		cd := resp.Header.Get("Content-Disposition")
+		disp, params, err := mime.ParseMediaType(cd)
+		if err != nil || disp != "inline" {
+			t.Errorf("Content-Disposition %q (%v), want inline with a filename", cd, err)
+		}
+		return params["filename"]
+	}
+	convert := func(body map[string]string, hdr map[string]string) *http.Response {
+		t.Helper()
+		resp, out := a.call(t, "POST", "/v1/pdf/markdown", key, body, hdr)
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d: %.300s", resp.StatusCode, out)
+		}
+		return resp
+	}
+	doc := "# Quarterly report\n\nFigures."
+	resp, body := a.call(t, "POST", "/v1/pdf/markdown", key, map[string]string{"markdown": doc, "output": "url"}, nil)
+	var out struct{ URL string }
+	if resp.StatusCode != 200 || json.Unmarshal(body, &out) != nil {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	hosted, _ := a.get(t, out.URL)
+	want := filename(hosted)
+	if want != "Quarterly report.pdf" {
+		t.Fatalf("hosted copy named %q, want Quarterly report.pdf", want)
+	}
+	if got := filename(convert(map[string]string{"markdown": doc}, nil)); got != want {
+		t.Errorf("binary answer named %q, its hosted copy %q", got, want)
+	}
+	idem := map[string]string{"Idempotency-Key": "binary-name"}
+	first := filename(convert(map[string]string{"markdown": doc}, idem))
+	replay := convert(map[string]string{"markdown": doc}, idem)
+	if replay.Header.Get("Idempotent-Replayed") != "true" || filename(replay) != first || first != want {
+		t.Errorf("replay (%q) named %q, the first answer %q, want %q", replay.Header.Get("Idempotent-Replayed"), filename(replay), first, want)
+	}
+	if got := filename(convert(map[string]string{"markdown": "no heading"}, nil)); got != "document.pdf" {
+		t.Errorf("a document without a title named %q, want document.pdf", got)
+	}
 }
 
 // credits reads the balance through /v1/user/info.

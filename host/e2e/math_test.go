@@ -316,3 +316,27 @@ func TestMathFunctionSpace(t *testing.T) {
 		t.Errorf("no sin(𝑥) in one piece: %v", words)
 	}
 }
+
+// TestMathCRLF: a document written on Windows, its lines ending in CRLF,
+// extracts as the same text as with LF: each CR of a formula's lines went
+// into the TeX render-fpdf gives the formula as its text, which a reader
+// copies and a screen reader speaks.
+func TestMathCRLF(t *testing.T) {
+	pdfcheck.Require(t)
+	h := startHost(t, withArgs("--backend", "fpdf"))
+	defer h.stop()
+	_, key := h.account("pro", -1)
+	doc := mathSample + "\n$$\na+b\n= c\n$$\n\nInline $p +\nq$ and $`r\ns`$ end.\n"
+	text := func(md string) string {
+		t.Helper()
+		resp, pdf := h.post(key, map[string]string{"markdown": md, "pageNumeration": "none"})
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d: %.300s", resp.StatusCode, pdf)
+		}
+		return pdfcheck.Text(t, pdf)
+	}
+	lf, crlf := text(doc), text(strings.ReplaceAll(doc, "\n", "\r\n"))
+	if strings.Contains(crlf, "\r") || crlf != lf {
+		t.Errorf("with CRLF the text is\n%q\nwith LF\n%q", crlf, lf)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -174,6 +175,11 @@ func (a *api) check(t testing.TB, req *http.Request, reqBody []byte, resp *http.
 	if reqErr == nil && len(reqBody) > 0 && !json.Valid(reqBody) {
 		// kin-openapi decodes the first JSON value and ignores the rest.
 		reqErr = errors.New("the body is not one JSON value")
+	}
+	if reqErr == nil && !utf8.Valid(reqBody) {
+		// kin-openapi reads bytes that are not UTF-8 as U+FFFD; JSON
+		// between systems is UTF-8 (RFC 8259).
+		reqErr = errors.New("the body is not UTF-8")
 	}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300 && reqErr != nil:

@@ -118,7 +118,7 @@ func (mathInlineParser) Parse(parent ast.Node, block text.Reader, pc parser.Cont
 		if n > 0 {
 			block.SetPosition(l, pos)
 			advance(block, n)
-			return &mathInline{tex: bytes.Clone(tex), display: display}
+			return &mathInline{tex: unixLines(tex), display: display}
 		}
 		block.AdvanceLine()
 		next, _ := block.PeekLine()
@@ -321,7 +321,14 @@ func mathTeX(n *mathBlock, src []byte) []byte {
 		seg := lines.At(i)
 		b = append(b, seg.Value(src)...)
 	}
-	return bytes.TrimRight(b, "\n")
+	return bytes.TrimRight(unixLines(b), "\n")
+}
+
+// unixLines returns a copy of tex with each "\r\n" line end as "\n": a
+// document written on Windows has them, and each "\r" went into the
+// formula's text, which a reader copies and speaks.
+func unixLines(tex []byte) []byte {
+	return bytes.ReplaceAll(tex, []byte("\r\n"), []byte("\n"))
 }
 
 var (
