@@ -193,28 +193,39 @@ func withFramePolicy(html string) string {
 	return framePolicy + html
 }
 
-// waitLoaded returns once the document and its fonts have loaded. A load
-// event may belong to an earlier document, so the state is read again
-// after each one rather than trusted. Remote fetches the gate still runs
-// do not hold the load event back; they are waited for here.
+// loadState is "loaded" once the document, its images and its fonts have
+// loaded. A document set with setDocumentContent is complete at once, its
+// images still loading; the gate's count of remote fetches was the only
+// wait for them, and it counts a request once the paused event has crossed
+// two goroutines, which a loaded machine took longer over than the page
+// took to be complete. The render went on with its image loading: tables
+// fitted without it, and counted as printing, which the memory watchdog
+// blames first. The page sees its images loading whenever the gate learns
+// of them. A lazy one may not load before printing; it is not waited for.
+// DevTools evaluation runs even with page scripts disabled.
+const loadState = `document.readyState !== "complete" ? document.readyState
+	: Array.prototype.some.call(document.images, i => !i.complete && i.loading !== "lazy") ? "images"
+	: document.fonts.ready.then(() => "loaded")`
+
+// waitLoaded returns once the document, its images and its fonts have
+// loaded. A load event may belong to an earlier document, so the state is
+// read again after each one rather than trusted. Remote fetches the gate
+// still runs do not hold the load event back; they are waited for here.
 func (t *tab) waitLoaded(ctx context.Context, loads <-chan jsonv2.Value) error {
 	for {
-		done := false
+		state := ""
 		if t.pending.Load() == 0 {
-			// One round trip in the usual case: the fonts' promise only
-			// once the document is complete. DevTools evaluation runs even
-			// with page scripts disabled.
-			state, err := t.eval(ctx, `document.readyState === "complete" ? document.fonts.ready.then(() => "loaded") : document.readyState`, true)
-			if err != nil {
+			var err error
+			if state, err = t.eval(ctx, loadState, true); err != nil {
 				return err
 			}
-			done = state == `"loaded"`
 		}
-		if done && t.pending.Load() == 0 {
+		if state == `"loaded"` && t.pending.Load() == 0 {
 			return nil
 		}
+		// An image ends loading with no load event after it.
 		var poll <-chan time.Time
-		if t.pending.Load() > 0 {
+		if t.pending.Load() > 0 || state == `"images"` {
 			poll = time.After(pendingPoll)
 		}
 		select {
