@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -53,8 +54,24 @@ func dsnError(err error) error {
 	if !ok || reason == "" {
 		reason = "not understood"
 	}
+	reason = dsnQuoted.ReplaceAllStringFunc(reason, func(q string) string {
+		switch {
+		case strings.HasPrefix(q, "in URI"):
+			return `in URI query parameter: "...")`
+		case q == `"="` || q == `":"` || q == `"/"` || q == `"]"`:
+			return q // the syntax pgx expected
+		}
+		return `"..."`
+	})
 	return stage.Errorf(stage.CodeInvalid, "accounts.dsn (MDPRESS_ACCOUNTS_DSN) is not a PostgreSQL DSN: %s", reason)
 }
+
+// dsnQuoted is a piece of the DSN that pgx's reason quotes: the word it
+// stopped at, which it could not know for part of a password
+// ("password=correct hunter2 dbname=x" stopped after "hunter2", a password
+// with "&" in a URL at its next word). A %q quote may hold escaped quotes;
+// a URL's query parameter is quoted raw, to the end of the reason.
+var dsnQuoted = regexp.MustCompile(`in URI query parameter: ".*"\)$|"(?:[^"\\]|\\.)*"`)
 
 func (d *pgDB) write(ctx context.Context, fn func(q querier) error) error {
 	for attempt := 1; ; attempt++ {

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mdpress/mdpress/sdk/stage"
 )
 
 func TestWhere(t *testing.T) {
@@ -21,6 +23,24 @@ func TestWhere(t *testing.T) {
 		got := Where(tt.driver, tt.dsn)
 		if got != tt.want || strings.Contains(got, "s3cret") {
 			t.Errorf("Where(%s, %q) = %q, want %q", tt.driver, tt.dsn, got, tt.want)
+		}
+	}
+}
+
+// TestOpenQuotesNoPartOfAnUnreadableDSN: pgx's reason for a DSN it cannot
+// read quotes the word it stopped at, and a password written without its
+// quotes or its percent-encoding is cut into such words.
+func TestOpenQuotesNoPartOfAnUnreadableDSN(t *testing.T) {
+	for _, tt := range []struct{ dsn, want string }{
+		{"host=127.0.0.1 port=1 password=correct s3cret dbname=x", `failed to parse as keyword/value (missing "=" after "..." in connection info string)`},
+		{`host=127.0.0.1 port=1 password=correct s3"cret dbname=x`, `failed to parse as keyword/value (missing "=" after "..." in connection info string)`},
+		{"postgres://bob@127.0.0.1:1/x?password=correct&s3cret&sslmode=disable", `failed to parse as URL (missing key/value separator "=" in URI query parameter: "...")`},
+		{`postgres://bob@127.0.0.1:1/x?password=correct&s3"cr"et`, `failed to parse as URL (missing key/value separator "=" in URI query parameter: "...")`},
+		{"host=127.0.0.1 port=1 password = s3cret connect_timeout=soon", `invalid connect_timeout (strconv.ParseInt: parsing "...": invalid syntax)`},
+	} {
+		_, err := Open(t.Context(), DriverPostgres, tt.dsn, nil)
+		if stage.CodeOf(err) != stage.CodeInvalid || !strings.HasSuffix(err.Error(), "is not a PostgreSQL DSN: "+tt.want) || strings.Contains(err.Error(), "s3") {
+			t.Errorf("%q: %v, want CodeInvalid ending %q", tt.dsn, err, tt.want)
 		}
 	}
 }

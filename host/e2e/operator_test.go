@@ -549,7 +549,8 @@ func TestAccountsPostgresURLWithoutDriver(t *testing.T) {
 // the reason being in a plugin's log line above it; and a keyword/value
 // DSN with spaces around "=" (password = ..., as libpq allows) that pgx
 // could not read went into that log line and the accounts error whole,
-// password included.
+// password included, and so did the word of an unquoted password that
+// pgx quotes as where it stopped.
 func TestServeNamesTheAccountsDatabaseItCannotOpen(t *testing.T) {
 	st := newPostgresServer(t).store(t)
 	u, err := url.Parse(st.dsn)
@@ -566,6 +567,13 @@ func TestServeNamesTheAccountsDatabaseItCannotOpen(t *testing.T) {
 				`database "` + missing + `" does not exist`, "check accounts.dsn (MDPRESS_ACCOUNTS_DSN)"}},
 		{"DSN unreadable", "host=" + u.Hostname() + " port=" + u.Port() + " user=postgres password = hunter2 dbname=mdpress connect_timeout=soon",
 			[]string{"accounts.dsn (MDPRESS_ACCOUNTS_DSN) is not a PostgreSQL DSN: invalid connect_timeout"}},
+		// A password with a space or an "&" in it, not quoted or
+		// percent-encoded: pgx quotes the word it stopped at, which it
+		// cannot know for part of the password.
+		{"password word unquoted", "host=" + u.Hostname() + " port=" + u.Port() + " user=postgres password=correct hunter2 dbname=mdpress",
+			[]string{"accounts.dsn (MDPRESS_ACCOUNTS_DSN) is not a PostgreSQL DSN: failed to parse as keyword/value (missing \"=\" after \"...\""}},
+		{"password ampersand unencoded", "postgres://postgres@" + u.Host + "/mdpress?password=correct&hunter2&sslmode=disable",
+			[]string{"accounts.dsn (MDPRESS_ACCOUNTS_DSN) is not a PostgreSQL DSN: failed to parse as URL (missing key/value separator \"=\" in URI query parameter: \"...\")"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
