@@ -64,14 +64,14 @@ const langAllowed = "a BCP 47 language tag such as fr, pt-BR or zh-Hans; leave l
 // as before: five times, which took a ten-page document's body and a
 // megabyte's 1.6-1.7x as long (BenchmarkDecode).
 func Decode(body []byte) (*Conversion, error) {
-	// A byte order mark is what Windows tools (PowerShell's Set-Content
-	// -Encoding UTF8, Notepad before 2019) start a UTF-8 file with, and
-	// RFC 8259 lets a parser ignore it: refused, it was "not valid JSON"
-	// at position 1, at a character no editor shows.
 	if UTF16(body) {
 		return nil, invalid("the request body is UTF-16, not UTF-8", map[string]any{"received": "UTF-16", "allowed": "UTF-8 text"}).
 			WithHint("re-encode it as UTF-8: iconv -f utf-16 -t utf-8, or in PowerShell Set-Content -Encoding utf8")
 	}
+	// A byte order mark is what Windows tools (PowerShell's Set-Content
+	// -Encoding UTF8, Notepad before 2019) start a UTF-8 file with, and
+	// RFC 8259 lets a parser ignore it: refused, it was "not valid JSON"
+	// at position 1, at a character no editor shows.
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
 		return nil, invalid("the request body is empty", nil).
