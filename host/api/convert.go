@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -270,13 +271,25 @@ func opensObject(body []byte) bool {
 	return len(rest) > 0 && rest[0] == '{'
 }
 
+// transforming are the registered content codings that change a body's
+// bytes (IANA HTTP Content Coding Registry).
+var transforming = map[string]bool{
+	"gzip": true, "x-gzip": true, "deflate": true, "compress": true, "x-compress": true,
+	"br": true, "zstd": true, "dcb": true, "dcz": true, "aes128gcm": true, "exi": true, "pack200-gzip": true,
+}
+
 // encoded is the 400 of a body sent compressed (Content-Encoding: gzip, as
 // some HTTP clients send large bodies): net/http does not decode a
 // request's body, and the compressed bytes were "not valid JSON" at
-// position 1, which sent the client looking for a typo.
+// position 1, which sent the client looking for a typo. Only a coding that
+// changes the bytes is refused: clients that put a charset there
+// ("Content-Encoding: utf-8") send the JSON as it is, and were served
+// before this check.
 func encoded(r *http.Request) *apierr.Error {
-	ce := strings.TrimSpace(r.Header.Get("Content-Encoding"))
-	if ce == "" || strings.EqualFold(ce, "identity") {
+	ce := strings.TrimSpace(strings.Join(r.Header.Values("Content-Encoding"), ", "))
+	if !slices.ContainsFunc(strings.Split(ce, ","), func(c string) bool {
+		return transforming[strings.ToLower(strings.TrimSpace(c))]
+	}) {
 		return nil
 	}
 	const most = 100 // as notJSON repeats of a header

@@ -504,6 +504,11 @@ func contractBinaryName(t *testing.T, a *api) {
 	if replay.Header.Get("Idempotent-Replayed") != "true" || filename(replay) != first || first != want {
 		t.Errorf("replay (%q) named %q, the first answer %q, want %q", replay.Header.Get("Idempotent-Replayed"), filename(replay), first, want)
 	}
+	// A charset where the coding goes changes no byte: served, as before
+	// compressed bodies were refused.
+	if got := filename(convert(map[string]string{"markdown": doc}, map[string]string{"Content-Encoding": "utf-8"})); got != want {
+		t.Errorf("with Content-Encoding: utf-8 named %q, want %q", got, want)
+	}
 	if got := filename(convert(map[string]string{"markdown": "no heading"}, nil)); got != "document.pdf" {
 		t.Errorf("a document without a title named %q, want document.pdf", got)
 	}
