@@ -740,13 +740,7 @@ func TestStartFailureSaysWhy(t *testing.T) {
 		})
 	}
 	t.Run("an exit with a reason on stderr", func(t *testing.T) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "flaky"), []byte("#!/bin/sh\necho 'starting' >&2\necho 'flaky: cannot open /etc/flaky.conf: permission denied' >&2\nexit 3\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
-		t.Cleanup(sup.Stop)
-		err := sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
+		err := startScript(t, "#!/bin/sh\necho 'starting' >&2\necho 'flaky: cannot open /etc/flaky.conf: permission denied' >&2\nexit 3\n")
 		const want = "plugin flaky (parse stage): start: no handshake; its stderr said: flaky: cannot open /etc/flaky.conf: permission denied"
 		if err == nil || err.Error() != want {
 			t.Fatalf("Start = %v\nwant %q", err, want)
@@ -755,17 +749,23 @@ func TestStartFailureSaysWhy(t *testing.T) {
 	t.Run("an exit without a word", func(t *testing.T) {
 		// Nothing to quote: go-plugin's diagnosis of the binary is all
 		// there is.
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "flaky"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
-		t.Cleanup(sup.Stop)
-		err := sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
+		err := startScript(t, "#!/bin/sh\nexit 1\n")
 		if err == nil || !strings.Contains(err.Error(), "Failed to read any lines from plugin's stdout") {
 			t.Fatalf("Start = %v, want go-plugin's error", err)
 		}
 	})
+}
+
+// startScript starts a supervisor whose parse plugin, "flaky", is script.
+func startScript(t *testing.T, script string) error {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flaky"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sup := New(slog.New(slog.NewTextHandler(io.Discard, nil)), dir)
+	t.Cleanup(sup.Stop)
+	return sup.Start(t.Context(), []Spec{{Stage: stage.NameParse, Plugin: "flaky", Config: &stage.ConfigureRequest{Config: []byte("{}")}}})
 }
 
 func TestStderrTailStopsAtHandshake(t *testing.T) {
