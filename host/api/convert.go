@@ -286,7 +286,11 @@ var transforming = map[string]bool{
 // ("Content-Encoding: utf-8") send the JSON as it is, and were served
 // before this check.
 func encoded(r *http.Request) *apierr.Error {
-	ce := strings.TrimSpace(strings.Join(r.Header.Values("Content-Encoding"), ", "))
+	values := r.Header.Values("Content-Encoding")
+	if len(values) == 0 {
+		return nil // every request but the rare one: nothing to split
+	}
+	ce := strings.TrimSpace(strings.Join(values, ", "))
 	if !slices.ContainsFunc(strings.Split(ce, ","), func(c string) bool {
 		return transforming[strings.ToLower(strings.TrimSpace(c))]
 	}) {
